@@ -828,9 +828,48 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
-    if _by_likeness(out, z, a, b, side, why):
+    if _split_and_edited(out, z, a, b, side, why) or _by_likeness(out, z, a, b, side, why):
         return
     _merge_lines(out, z, a, b, side, why)
+
+
+def _split_and_edited(
+    out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, why: str
+) -> bool:
+    """One list item a side split into several tight items where it stood, the other side
+    edited in place (or split it too), the rest alike on all three: that item's lines merged
+    (`fine` merges its words across the split, `- build; test` → `- build.` `- test.` beside
+    a word edited in it), the rest as it stands. Before, the likeness pairing took one piece
+    for the item's version, so the edit fought the shortened piece and the split kept the old
+    words twice."""
+    keys = [[u.key for u in us] for us in (z, a, b)]
+    n = min(map(len, keys))
+    p = next((i for i in range(n) if not keys[0][i] == keys[1][i] == keys[2][i]), n)
+    q = next(
+        (i for i in range(n - p) if not keys[0][-1 - i] == keys[1][-1 - i] == keys[2][-1 - i]),
+        n - p,
+    )
+    runs = [us[p : len(us) - q] for us in (z, a, b)]
+    if len(runs[0]) != 1 or max(len(runs[1]), len(runs[2])) < 2 or not (runs[1] and runs[2]):
+        return False
+    line = z[p].body[0] if len(z[p].body) == 1 else b""
+    lead = line[: len(line) - len(line.lstrip(b" \t")) + 2]
+    if lead[-2:] not in (b"- ", b"* ", b"+ "):
+        return False  # bullets only: a numbered step inserted and renumbered is no split
+    for run in runs:
+        if any(len(u.body) != 1 or not u.body[0].startswith(lead) for u in run):
+            return False
+        if run[0].gap != z[p].gap or any(u.gap for u in run[1:]):
+            return False
+        words = b" ".join(u.body[0][len(lead) :] for u in run)
+        if len(run) > 1 and likeness(words, line[len(lead) :]) < ALIKE:
+            return False  # the item's words are not in the pieces: items added, not a split
+    for x, y, w in zip(z[:p], a[:p], b[:p], strict=True):
+        out.unit(y if y.lines != x.lines else w)
+    _merge_lines(out, runs[0], runs[1], runs[2], side, why)
+    for x, y, w in zip(z[len(z) - q :], a[len(a) - q :], b[len(b) - q :], strict=True):
+        out.unit(y if y.lines != x.lines else w)
+    return True
 
 
 def likeness(x: bytes, y: bytes) -> float:

@@ -565,6 +565,15 @@ def continue_numbering(before: bytes, lines: list[bytes], mask: bool = False) ->
     return out
 
 
+# a cell's edge: a pipe no backslash escapes (`a \| b` is one cell holding a pipe)
+_CELL_EDGE = re.compile(rb"(?<!\\)\|")
+
+
+def _cells(row: bytes) -> list[bytes]:
+    """A row's cells as written, between its unescaped pipes (joined by `|`: the row again)."""
+    return _CELL_EDGE.split(_plain(row))
+
+
 def _table_row(line: bytes) -> bool:
     return line.lstrip(b" ").startswith(b"|")
 
@@ -595,7 +604,7 @@ def merge_table(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
 
 def _widths(rows: list[bytes]) -> set[int]:
     """How many cells the rows of a table have (a column added: another count)."""
-    return {_plain(r).count(b"|") for r in rows}
+    return {len(_cells(r)) for r in rows}
 
 
 def _shifted(z: list[bytes], a: list[bytes]) -> bool:
@@ -607,7 +616,8 @@ def _shifted(z: list[bytes], a: list[bytes]) -> bool:
 
 
 def _first_cell(row: bytes) -> bytes:
-    return _plain(row).strip().strip(b"|").split(b"|", 1)[0].strip()
+    cells = _cells(row.strip())
+    return cells[1 if len(cells) > 1 and not cells[0].strip() else 0].strip()
 
 
 def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
@@ -674,7 +684,7 @@ def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool)
 
 def _changed(rz: bytes, r: bytes) -> bool:
     """Whether a row changed a base cell (a cell added or removed alone is no change)."""
-    cz, cr = ([c.strip() for c in _plain(x).split(b"|")] for x in (rz, r))
+    cz, cr = ([c.strip() for c in _cells(x)] for x in (rz, r))
     it = iter(cr)
     if len(cz) <= len(cr):
         return not all(c in it for c in cz)
@@ -690,7 +700,7 @@ def _merge_row(rz: bytes, ra: bytes, rb: bytes, tie: bool) -> Merged1 | None:
         return ra, 0, 0
     if _plain(ra) == _plain(rz):
         return rb, 0, 0
-    cz, ca, cb = (_plain(r).split(b"|") for r in (rz, ra, rb))
+    cz, ca, cb = (_cells(r) for r in (rz, ra, rb))
     end = ra[len(_plain(ra)) :] or rb[len(_plain(rb)) :]
     if len(cz) == len(ca) == len(cb):
         cells, won, by_b = _merge_cells(cz, ca, cb, tie)
@@ -757,6 +767,24 @@ def _same_column(
     return b"|".join([*cells[:p], *new, *cells[p:]]) + end, won + more, by_b + by_more
 
 
+def _pad(cell: bytes) -> tuple[int, int]:
+    """A cell's padding: the spaces before and after its text."""
+    return len(cell) - len(cell.lstrip()), len(cell) - len(cell.rstrip())
+
+
+def _padded(cell: bytes, like: bytes) -> bytes:
+    """An edited cell in the padding the other side gave that cell (a table re-aligned on one
+    side, a cell edited on the other: the edit in the aligned column), when it fits; else as
+    written. Right-aligned where `like` was padded only on the left."""
+    text, width = cell.strip(), len(like)
+    left, right = _pad(like)
+    if (left, right) == (1, 1) or len(text) + 2 > width or like.strip(b" ") != like.strip():
+        return cell
+    if left > 1 and right == 1:
+        return b" " * (width - len(text) - 1) + text + b" "
+    return b" " + text + b" " * (width - len(text) - 1)
+
+
 def _merge_cells(
     cz: list[bytes], ca: list[bytes], cb: list[bytes], tie: bool
 ) -> tuple[list[bytes], int, int]:
@@ -765,10 +793,12 @@ def _merge_cells(
     cells: list[bytes] = []
     won = by_b = 0
     for x, y, w in zip(cz, ca, cb, strict=True):
-        if y.strip() == w.strip() or w.strip() == x.strip():
-            cells.append(y)
+        if y.strip() == w.strip():
+            cells.append(w if _pad(y) == _pad(x) else y)  # the one a side re-padded
+        elif w.strip() == x.strip():
+            cells.append(_padded(y, w) if w != x else y)
         elif y.strip() == x.strip():
-            cells.append(w)
+            cells.append(_padded(w, y) if y != x else w)
         else:
             # both changed one cell: the winner's (on a tie, the greater cell)
             cells.append(w if tie and w.strip() > y.strip() else y)
@@ -870,6 +900,27 @@ def merge_words(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool = Fals
     and a word the other side changed in it both stand. None when a side is not prose."""
     if not (is_prose(z) and is_prose(a) and is_prose(b)):
         return None
+    return _merge_prose(z, a, b, tie)
+
+
+def _merge_split_item(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
+    """One list item one side split into several (`- build; test` → `- build.` `- test.`)
+    while the other edited its words: the items' words merged as prose, each marker a word, so
+    the split and the edit both stand (before: a tie-break kept one side's lines whole). Only
+    one-line items of one marker at one indent, split on a side, and a result that is
+    such items again."""
+    if len(z) != 1 or max(len(a), len(b)) < 2 or not (a and b):
+        return None
+    lead = _lead(z[0])
+    if not lead.strip() or not all(_lead(x) == lead for x in (*a, *b)):
+        return None
+    merged = _merge_prose(z, a, b, tie)
+    if merged is None or not all(_lead(x) == lead for x in merged[0]):
+        return None
+    return merged
+
+
+def _merge_prose(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
     (lz, wz), (la, wa), (lb, wb) = (_words(b"".join(x)) for x in (z, a, b))
     wz, wa, wb = (_emphasis(_parts(_link_ends(w))) for w in (wz, wa, wb))
     if max(len(wz), len(wa), len(wb)) > _MAX_WORDS:
@@ -956,6 +1007,7 @@ def merge_hunk(
         finer = (
             merge_table(z, a, b, tie)
             or merge_words(z, a, b, tie)
+            or _merge_split_item(z, a, b, tie)
             or _merge_quoted(z, a, b, tie)
             or merge_heading(z, a, b, tie)
         )
