@@ -12,6 +12,8 @@ files, the clock or the environment.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from merge_drivers.model import MergeResult, Resolution, SideInfo
 from merge_drivers.rank import Rank, rank_of, reason
 from merge_drivers.style import line_key
@@ -304,24 +306,25 @@ def merge_body(
             states.extend(fence_states(zl) or [False])
         return 0 < i < len(states) and states[i] and states[i - 1]
 
-    counts: list[dict[bytes, int]] = []
+    counts: list[Counter[bytes]] = []  # each line's count in base, a and b: on first use
 
-    def stays(i: int, ia: int, am: int, ib: int, bm: int) -> bool:
+    def stays(i: int, ia: int, am: int, ib: int, bm: int, here: list[Counter[bytes]]) -> bool:
         """Whether base line `i` of a hunk is one both sides still hold elsewhere (moved there
         on both, or both moved the lines around it), as often as the base does: here it is a
         line both removed, so what a side wrote in its place is an addition, never a rewrite
         of it merged word by word (lines swapped on both sides, an editor appending after
-        them on each: `e05 line 80` and `e04 line 84` merged to `e05 line 84`, round 20)."""
+        them on each: `e05 line 80` and `e04 line 84` merged to `e05 line 84`, round 20).
+        `here`: the counts of the hunk's lines on a and b, taken once a hunk (a count of
+        its lines for each of them was quadratic in a hunk's length: review 20)."""
         k = zk[i]
         if not k.strip():
             return True  # a blank line: no sign of a move
         if not counts:
-            for keys in (zk, ak, bk):
-                counts.append({})
-                for x in keys:
-                    counts[-1][x] = counts[-1].get(x, 0) + 1
-        cz, ca, cb = (c.get(k, 0) for c in counts)
-        return ca - ak[ia:am].count(k) < cz or cb - bk[ib:bm].count(k) < cz
+            counts.extend(Counter(keys) for keys in (zk, ak, bk))
+        if not here:
+            here.extend((Counter(ak[ia:am]), Counter(bk[ib:bm])))
+        cz, ca, cb = (c[k] for c in counts)
+        return ca - here[0][k] < cz or cb - here[1][k] < cz
 
     iz = ia = ib = 0
     for zm, ze, am, ae, bm, be in Merge3(
@@ -329,7 +332,8 @@ def merge_body(
     ).find_sync_regions():
         if am > ia or bm > ib:
             hunk = range(iz, zm)
-            if zm > iz and not any(stays(i, ia, am, ib, bm) for i in hunk):
+            here: list[Counter[bytes]] = []
+            if zm > iz and not any(stays(i, ia, am, ib, bm, here) for i in hunk):
                 hunk = range(0)  # every line of it moved on both sides: additions only
             a_same = ak[ia:am] == [zk[i] for i in hunk]
             b_same = bk[ib:bm] == [zk[i] for i in hunk]

@@ -174,8 +174,13 @@ def move(
         )
     try:  # an edit since the read stays where it was: the memory is then in both places
         remove_unchanged(source_file, data)
-    except ChangedMeanwhile as e:
-        raise e.refusal(doing) from None
+    except ChangedMeanwhile as e:  # not the generic "nothing replaced": the move was made
+        raise UsageError(
+            f"{source_file} changed while {doing}: it stays there with the edit{e.told()}, "
+            f"and {target_file} holds it as read before (both indexes list it as moved)",
+            f"compare them (diff {source_file} {target_file}), bring the edit over, then "
+            "delete the one left behind",
+        ) from None
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
     _record(project, moved, {src.scope, dst.scope})
     return moved

@@ -110,10 +110,15 @@ def replace_unchanged(
                 try:
                     check_regular(os.lstat(displaced), target)
                     os.replace(tmp, target)
-                    theirs = read_when_written(displaced)
                 except BaseException:
                     with contextlib.suppress(OSError):
                         os.unlink(displaced)
+                    raise
+                try:
+                    theirs = read_when_written(displaced)
+                except BaseException:  # unread (grown past the limit, an I/O error): theirs
+                    with contextlib.suppress(OSError):  # back in place, never unlinked
+                        os.replace(displaced, target)
                     raise
         except (FileNotFoundError, NotAFile):
             raise ChangedMeanwhile(target) from None  # deleted or taken meanwhile: an edit

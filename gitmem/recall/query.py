@@ -496,6 +496,13 @@ _HELD = {
     "type": "SELECT DISTINCT lower(type) FROM memory WHERE type IS NOT NULL",
     "tag": "SELECT DISTINCT lower(j.value) FROM memory, json_each(memory.tags) AS j",
 }
+# whether one value is held: `_run`'s own comparison, over every memory (the values listed
+# above stop at a limit, and a value held past it is no typo)
+_HOLDS = {
+    "type": "SELECT 1 FROM memory WHERE lower(type) = lower(?) LIMIT 1",
+    "tag": "SELECT 1 FROM memory, json_each(memory.tags) AS j WHERE lower(j.value) = lower(?) "
+    "LIMIT 1",
+}
 
 
 def held_values(place: Place, field: str, limit: int = 50) -> list[str]:
@@ -506,19 +513,22 @@ def held_values(place: Place, field: str, limit: int = 50) -> list[str]:
 
 def unheld_filter(place: Place, q: Query) -> str | None:
     """A `--type` or `--tag` value no memory holds, told with the nearest held one or those
-    held: the empty answer's cause."""
+    held: the empty answer's cause. The values held are a teammate's words: shown safe for
+    a terminal, each cut."""
     import difflib
 
+    from gitmem.core.sanitize import bounded, terminal
+
+    db = connect(place.common_dir)
     for field, given in (("type", q.type), ("tag", q.tag)):
-        if not given:
+        if not given or db.execute(_HOLDS[field], (given,)).fetchone() is not None:
             continue
         held = held_values(place, field)
-        if given.lower() in held:
-            continue
         close = difflib.get_close_matches(given.lower(), held, n=1, cutoff=0.6)
-        shown = ", ".join(held[:10]) + (", …" if len(held) > 10 else "")
+        shown = ", ".join(terminal(bounded(h)) for h in held[:10])
+        shown += ", …" if len(held) > 10 else ""
         return f"no memory has {field} {given!r}" + (
-            f": did you mean --{field} {close[0]}?"
+            f": did you mean --{field} {terminal(bounded(close[0]))}?"
             if close
             else f" ({field}s held: {shown})"
             if held

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+
+import pytest
 
 from tests.support.world import World
 
@@ -126,3 +129,36 @@ def test_promote_keeps_the_modes_of_both_indexes(world: World) -> None:
     assert (auto / "MEMORY.md").stat().st_mode & 0o777 == 0o600
     assert (agent / "MEMORY.md").stat().st_mode & 0o777 == 0o640
     assert (agent / "build.md").stat().st_mode & 0o777 == 0o600
+
+
+def test_a_source_edited_while_promote_moves_it_stays_and_the_refusal_says_what_moved(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review 20: an append to the source between promote's read and its removal was kept
+    there (the file not removed), but the refusal said "nothing of it was replaced, run the
+    command again" after the team's file and both indexes were written: a rerun then found
+    the team's file "with other content". Now it says where each version is."""
+    import gitmem.project.state as gstate
+
+    a = world.clone("a")
+    auto = setup_auto(world, a)
+    world.ok("-C", str(a), "sync")
+    real = gstate._write_temp
+
+    def then_edited(
+        target: Path, data: bytes, mode: int | None, sync: bool = True
+    ) -> tuple[Path, os.stat_result]:
+        made = real(target, data, mode, sync)
+        if target.name == "build.md":  # the team's copy is written: the source is edited
+            with open(auto / "build.md", "a") as fh:
+                fh.write("typed meanwhile\n")
+        return made
+
+    monkeypatch.setattr(gstate, "_write_temp", then_edited)
+    run = world.gitmem("-C", str(a), "promote", "auto/build.md")
+    assert run.code == 2, run.out + run.err
+    assert (auto / "build.md").read_text() == TOPIC + "typed meanwhile\n"
+    team = world.scope_path(a, "team")
+    assert (team / "build.md").read_text() == TOPIC
+    assert "it stays there with the edit" in run.err and "nothing of it was replaced" not in run.err
+    assert f"diff {auto / 'build.md'} {team / 'build.md'}" in run.err, run.err

@@ -9,6 +9,9 @@ from pathlib import Path
 import pytest
 
 from gitmem.cli import main
+from gitmem.project.scopes import Project
+from gitmem.recall.query import Query, unheld_filter
+from gitmem.recall.searchindex import locate
 from tests.support.synced import SyncedA, _synced_a, synced_a
 from tests.support.world import git, isolated_env
 
@@ -182,3 +185,38 @@ def test_a_query_filter_no_memory_holds_names_the_values_held(
     # a filter some memory holds, with words none matches: the answer as before
     main(["-C", str(a), "query", "--type", "project", "zzzqqq"])
     assert "no memory matches (gitmem query --recent" in capsys.readouterr().err
+
+
+def test_a_filter_held_past_the_values_listed_is_no_typo_and_values_print_safe(
+    synced_a: SyncedA, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Review 20: the held values stopped at 50 (in no order), so a tag some memory holds
+    past them was told "no memory has tag"; and a teammate's tag was printed raw (a terminal
+    escape in it reached the screen). Now a held value is found over every memory, and the
+    values shown are safe for a terminal."""
+    _world, a, auto = synced_a
+    made = [auto / f"tagged{i}.md" for i in range(60)]
+    try:
+        made[0].write_text('---\nname: T0\ntype: project\ntags: ["red\\x1b[2Jtag"]\n---\nbody\n')
+        main(["-C", str(a), "query", "--tag", "blue"])
+        err = capsys.readouterr().err
+        assert "no memory has tag 'blue'" in err and "\x1b" not in err, err
+        assert "red\\033[2jtag" in err, err  # as git shows a control character
+        for i, path in enumerate(made[1:], 1):
+            path.write_text(f"---\nname: T{i}\ntype: project\ntags: [tag{i:02d}]\n---\nbody\n")
+        # a held tag: the empty answer is the words', not the tag's (the query refreshes
+        # the index; the others are asked of it directly, as the CLI asks)
+        assert main(["-C", str(a), "query", "--tag", "tag01", "zzzqqq"]) == 0
+        assert "no memory matches (gitmem query --recent" in capsys.readouterr().err
+        place = locate(str(a), None, _no_project)
+        unheld = {i: unheld_filter(place, Query(tag=f"tag{i:02d}")) for i in range(1, 60)}
+        assert all(said is None for said in unheld.values()), unheld
+    finally:
+        for path in made:
+            path.unlink(missing_ok=True)
+        main(["-C", str(a), "query", "--recent"])  # the index without them again
+        capsys.readouterr()
+
+
+def _no_project() -> Project:
+    raise AssertionError("the place is remembered: no project opened")

@@ -211,3 +211,41 @@ def test_a_removal_puts_back_a_file_appended_to_since_the_read(folder: Path) -> 
     remove_unchanged(target, b"old\nappended\n")
     assert _names(folder) == []
     remove_unchanged(target, b"old\n")  # gone already: as wanted
+
+
+# -- a system without an atomic swap (macOS, an old kernel): the hard link's way ---------------
+def _no_swap(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As where renameat2 is not offered: `exchange` says so and changes nothing."""
+    monkeypatch.setattr(filecas, "exchange", lambda a, b: False)
+
+
+def test_without_a_swap_an_append_in_the_window_is_put_back(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _no_swap(monkeypatch)
+    target = folder / "x.md"
+    target.write_bytes(b"old\n")
+    _in_the_window(monkeypatch, "x.md", _append("appended\n"))
+    with pytest.raises(ChangedMeanwhile):
+        replace_unchanged(target, b"old\n", b"ours\n")
+    assert target.read_bytes() == b"old\nappended\n" and _names(folder) == ["x.md"]
+
+
+def test_without_a_swap_a_file_that_cannot_be_read_back_is_put_back_not_lost(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review 20: ours was renamed over the file, then the kept link to theirs could not be
+    read (grown past the file limit meanwhile, an I/O error): it was unlinked, theirs gone
+    and ours in place, under "nothing of it was replaced". Now theirs goes back, unread."""
+    _no_swap(monkeypatch)
+    target = folder / "x.md"
+    target.write_bytes(b"old\nappended by an editor\n")
+
+    def unreadable(path: Path) -> bytes:
+        raise OSError(5, "Input/output error", str(path))
+
+    monkeypatch.setattr(filecas, "read_when_written", unreadable)
+    with pytest.raises(OSError, match="Input/output"):
+        replace_unchanged(target, b"old\n", b"ours\n")
+    assert target.read_bytes() == b"old\nappended by an editor\n"
+    assert _names(folder) == ["x.md"]
