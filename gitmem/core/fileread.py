@@ -179,9 +179,10 @@ def read_fd(fd: int, path: Path) -> bytes:
     return b"".join(chunks)
 
 
-def read_stdin(wait: float = 1.0) -> bytes:
+def read_stdin(wait: float = 1.0, limit: float = 10.0) -> bytes:
     """A hook's payload: Claude Code writes it and closes stdin; anyone else may leave it open
-    and silent: read until EOF or until nothing came for `wait` seconds, MAX_PAYLOAD at most
+    and silent: read until EOF, until nothing came for `wait` seconds or `limit` seconds in all,
+    MAX_PAYLOAD at most
     (every hook's door: round 20, the prompt hook read all of a 27 MB prompt, 10 s and 500 MB
     before the first word was searched; the words it searches are its first 24)."""
     import select
@@ -193,13 +194,19 @@ def read_stdin(wait: float = 1.0) -> bytes:
             return b""
     except (OSError, ValueError):
         return b""
+    import time
+
     chunks: list[bytes] = []
     size = 0
+    # a writer that sends a byte just inside each `wait` would hold the hook for ever: the
+    # whole read gets `limit` seconds, and never more than MAX_PAYLOAD bytes
+    deadline = time.monotonic() + limit
     while size < MAX_PAYLOAD:
-        ready, _, _ = select.select([fd], [], [], wait)
+        left = deadline - time.monotonic()
+        ready, _, _ = select.select([fd], [], [], min(wait, left)) if left > 0 else ([], [], [])
         if not ready:
             break
-        chunk = os.read(fd, 65536)
+        chunk = os.read(fd, min(65536, MAX_PAYLOAD - size))
         if not chunk:
             break
         chunks.append(chunk)
