@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from gitmem.core import jsondata
+from gitmem.core.limits import MAX_BLOB_BYTES
 from gitmem.core.statedir import state_dir
 from gitmem.errors import GitmemError
 from gitmem.gitstore.objects import blobs
@@ -1121,8 +1122,15 @@ class PersonalCodec:
             revs.append(self.ref)
         newest = 0
         path = f"{prefix}/{MANIFEST}"
-        for commit, blob in self.repo.path_history(revs, path, MAX_HISTORY_MANIFESTS):
-            if blob is None:
+        found = [
+            (commit, blob)
+            for commit, blob in self.repo.path_history(revs, path, MAX_HISTORY_MANIFESTS)
+            if blob is not None
+        ]
+        # history never passed the tip's checks: a blob over the bound is read by no one
+        sizes = self.repo.blob_sizes([blob for _, blob in found]) if found else {}
+        for commit, blob in found:
+            if sizes.get(blob, MAX_BLOB_BYTES + 1) > MAX_BLOB_BYTES:
                 continue
             data = self.repo.read_blob(blob)
             own = self.scope_key(self.repo.read_commit(commit)[0])
