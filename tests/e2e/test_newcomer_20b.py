@@ -92,3 +92,75 @@ def test_a_ref_planted_after_the_reinstall_is_still_refused(tmp_path: Path) -> N
 def _named(world: World, clone: Path, name: str) -> None:
     world.git("config", "user.name", name, cwd=clone)
     world.git("config", "user.email", f"{name.split()[0].lower()}@example.com", cwd=clone)
+
+
+def test_a_deletion_taken_out_of_the_folder_at_a_first_sync_is_told_with_its_letter(
+    tmp_path: Path,
+) -> None:
+    """The laptop's sync after §10's removal and a teammate's deletion: the file was taken out
+    of the folder and listed as `< team/build.md`, with no letter (the ref had no tip before
+    the sync, and neither tree holds the file). Now `D`, by who deleted it."""
+    mate, newcomer = World(tmp_path / "mate"), World(tmp_path / "newcomer")
+    mate.make_remote()
+    theirs = mate.clone("p")
+    _named(mate, theirs, "Team Mate")
+    team = mate.scope_path(theirs, "team")
+    files = {"MEMORY.md": "- [Build](build.md) — b\n- [Deploy](deploy.md) — d\n"}
+    files |= {"build.md": "make\n", "deploy.md": "ship\n"}
+    write_files(team, files)
+    mate.ok("-C", str(theirs), "sync")
+    mine = newcomer.clone("p", url=str(mate.remote))
+    _named(newcomer, mine, "New Comer")
+    newcomer.ok("-C", str(mine), "sync")
+    (newcomer.scope_path(mine, "team") / "style.md").write_text("spaces\n")
+    newcomer.ok("-C", str(mine), "sync")
+    mate.ok("-C", str(theirs), "sync")
+    _removed(newcomer, mine)
+    (team / "build.md").unlink()
+    (team / "MEMORY.md").write_text("- [Deploy](deploy.md) — d\n")
+    (team / "deploy.md").write_text("ship on Tuesdays\n")
+    mate.ok("-C", str(theirs), "sync")
+
+    run = newcomer.gitmem("-C", str(mine), "sync")
+    assert run.code == 0, run.out + run.err
+    assert not (newcomer.scope_path(mine, "team") / "build.md").exists()
+    assert "  < D team/build.md (by Team Mate)" in run.out, run.out
+    assert "  < team/build.md" not in run.out, run.out
+
+
+def test_an_incoming_team_change_is_told_with_its_letter_and_writer_after_a_merge(
+    tmp_path: Path,
+) -> None:
+    """A teammate deleted one team memory and changed the index while the newcomer changed it
+    too: `sync --dry-run` said "< M team/MEMORY.md (by Team Mate)", the sync right after
+    "(by New Comer, Team Mate)": the commit of the newcomer's own edit, which the sync made
+    and pushed, was taken for one that arrived. The writer is told, as the dry run tells it."""
+    mate, newcomer = World(tmp_path / "mate"), World(tmp_path / "newcomer")
+    mate.make_remote()
+    theirs = mate.clone("p")
+    _named(mate, theirs, "Team Mate")
+    team = mate.scope_path(theirs, "team")
+    files = {"MEMORY.md": "- [Build](build.md) — b\n- [Deploy](deploy.md) — d\n"}
+    files |= {"build.md": "make\n", "deploy.md": "ship\n", "style.md": "tabs\n"}
+    write_files(team, files)
+    mate.ok("-C", str(theirs), "sync")
+    mine = newcomer.clone("p", url=str(mate.remote))
+    _named(newcomer, mine, "New Comer")
+    newcomer.ok("-C", str(mine), "sync")
+    (team / "build.md").unlink()
+    (team / "MEMORY.md").write_text("- [Deploy](deploy.md) — d\n")
+    (team / "deploy.md").write_text("ship on Tuesdays\n")
+    mate.ok("-C", str(theirs), "sync")
+    ours = newcomer.scope_path(mine, "team")
+    (ours / "style.md").write_text("spaces\n")
+    with (ours / "MEMORY.md").open("a") as fh:
+        fh.write("- [Style](style.md) — s\n")
+
+    dry = newcomer.ok("-C", str(mine), "sync", "--dry-run")
+    run = newcomer.gitmem("-C", str(mine), "sync")
+    assert run.code == 0, run.out + run.err
+    for said in (dry, run.out):
+        assert "  < D team/build.md (by Team Mate)" in said, said
+        assert "  < M team/deploy.md (by Team Mate)" in said, said
+        assert "  < M team/MEMORY.md (by Team Mate)" in said, said
+    assert "New Comer" not in run.out, run.out  # who merged, not who wrote
