@@ -53,7 +53,7 @@ def adopt(args: argparse.Namespace) -> int:
     # knew nothing of the ref before the sync, and was told "adopted", round 20)
     known |= {ref for ref, r in result.refs.items() if not (r.pushed or r.unpushed)}
     pulled = {ref: r.pulled for ref, r in result.refs.items() if r.pulled}
-    told = arrivals(project, before, pulled) if pulled else None
+    told = arrivals(project, before, pulled, result) if pulled else None
     # a ref refused at the door is told by its error alone: "nothing to adopt … already names
     # this project" before it said what adopt did not look at (round 19, second wave)
     told_refs = [ref for ref in refs if not (ref in result.refs and result.refs[ref].refused)]

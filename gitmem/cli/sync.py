@@ -257,7 +257,7 @@ def _told(
         return None
     from gitmem.sync.arrivals import arrivals
 
-    return arrivals(project, before, pulled)
+    return arrivals(project, before, pulled, result)
 
 
 def _skipped_notes(project: Project, result: SyncResult, verbose: bool) -> None:

@@ -113,9 +113,32 @@ def first_contact(
         strangers = newcomers(others, before, trusted)
         if before is None and (hidden or strangers):
             raise DecryptError(*refusal(ref, strangers, hidden, trusted, remote_ref, asked=True))
+        # the keys it asked to be let in by (listed when it asked) are trusted from now on
+        asked_by = {fingerprint(r) for r in before or ()}
+        _trust_granted(repo, [r for r in others if fingerprint(r) in asked_by - trusted])
     note = first_contact_note(repo, ref, keyring, me, key_option)
     if note and note not in notes:
         notes.append(note)
+
+
+def _trust_granted(repo: Store, recipients: list[str]) -> None:
+    """The keys this machine asked to be granted by, once their grant is taken, are trusted on
+    this machine as a key it granted is (cli/key.py `_remember`): its next first contact with
+    them — a reinstall (guide §10 deletes `asked.json`), a second clone — was refused as never
+    asked for. Not whom they granted since (trusted by the user, or not at all), nor anyone
+    where nothing was asked: a ring sealed to someone else is still refused."""
+    if not recipients:
+        return
+    import contextlib
+    import time
+
+    from gitmem.privacy.trustedkeys import trust
+
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    folder = str(repo.common_dir)
+    for recipient in recipients:
+        with contextlib.suppress(GitmemError):  # not kept: the next clone asks the user, as before
+            trust(recipient, folder, when, how="asked for")
 
 
 def recipients_when_asked(repo: Store, keyring: Keyring, asked: str) -> list[str] | None:

@@ -79,15 +79,19 @@ def tips(project: Project) -> dict[str, str | None]:
 
 
 def arrivals(
-    project: Project, before: Mapping[str, str | None], pulled: Mapping[str, Iterable[str]]
+    project: Project,
+    before: Mapping[str, str | None],
+    pulled: Mapping[str, Iterable[str]],
+    result: SyncResult | None = None,
 ) -> dict[str, list[Arrival]]:
     """For each ref, what happened to the files the sync wrote or deleted (`pulled`: ref ->
     `prefix/path`), from its plaintext trees before and after; a ref whose trees cannot be
     read (personal memory this machine cannot open) is left out: the caller prints its list
-    as it is."""
+    as it is. `result`: the sync's, whose own commits (this machine's edits) name no author."""
     out: dict[str, list[Arrival]] = {}
     changes: dict[str, dict[str, tuple[str | None, str | None]]] = {}
     fresh: dict[str, set[str]] = {}  # files the ref held before and after: new on this disk
+    unheld: dict[str, set[str]] = {}  # deleted on disk, in neither tree: a first sync's
     for ref, paths in pulled.items():
         wanted = set(paths)
         if not wanted:
@@ -105,6 +109,15 @@ def arrivals(
             if shown(p) in wanted and (old.get(p) != new.get(p) or p in new)
         }
         fresh[ref] = {p for p in changes[ref] if p in new and old.get(p) == new[p]}
+        # deleted on disk, held by neither tree: the ref had no tip here before (a first sync,
+        # a clone set up again after guide §10) and the sync took out what the remote deleted
+        # since the version the folder started from; told `< path` with no letter before
+        held = {shown(p) for p in set(old) | set(new)}
+        unheld[ref] = {p for p in wanted if p not in held}
+        if unheld[ref]:
+            changes[ref] = dict(
+                sorted({**changes[ref], **dict.fromkeys(unheld[ref], (None, None))}.items())
+            )
     # renames: one blob deleted under a name and added under another, in one ref or across two
     gone = {
         (oid, ref, p): None
@@ -130,9 +143,11 @@ def arrivals(
                 renamed[(ref, p)] = match
                 taken.add(match)
     for ref, files in changes.items():
-        who = _Authors(project, ref, before.get(ref))
+        # this sync's own commits are on the pushed tip too: the merger is no writer of theirs
+        ours = set(result.refs[ref].committed) if result and ref in result.refs else set()
+        who = _Authors(project, ref, before.get(ref), ours=ours)
         if fresh[ref]:  # who made them is in the ref's history, not in what arrived now
-            made = _Authors(project, ref, None, project.repo.resolve(ref))
+            made = _Authors(project, ref, None, project.repo.resolve(ref), ours)
         rows = []
         for p, (was, now) in files.items():
             if (ref, p) in taken:  # the other half of a rename: told where it arrived
@@ -144,7 +159,7 @@ def arrivals(
                 _, source = renamed[(ref, p)]
                 rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
             else:
-                letter = "A" if not was else "D" if not now else "M"
+                letter = "A" if not (was or p in unheld[ref]) else "D" if not now else "M"
                 rows.append(Arrival(letter, p, "", "", (made if p in fresh[ref] else who).of(p)))
         out[ref] = rows
     return out
@@ -156,7 +171,14 @@ class _Authors:
     this machine made is not theirs); a file no commit names (a hidden name this machine
     cannot map), everyone's of the range."""
 
-    def __init__(self, project: Project, ref: str, old: str | None, tip: str | None = None) -> None:
+    def __init__(
+        self,
+        project: Project,
+        ref: str,
+        old: str | None,
+        tip: str | None = None,
+        ours: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
         self.project, self.ref = project, ref
         self._codec: PersonalCodec | None = None
         repo = project.repo
@@ -166,7 +188,8 @@ class _Authors:
         self.commits = []
         if self.tip is not None:
             try:
-                self.commits = repo.commits_touching(old, self.tip, limit=500)
+                found = repo.commits_touching(old, self.tip, limit=500)
+                self.commits = [c for c in found if c.oid not in ours]
             except GitmemError:
                 self.commits = []
         self.index_paths()

@@ -246,6 +246,7 @@ class LocalCommit:
             self.run.merged[commit] = "theirs"  # the disk's side: its losses are told here
         repo.update_ref(ref, commit, tip, "gitmem: commit local changes")
         self.result.report(ref).local_changes.extend(changes)
+        self.result.report(ref).committed.append(commit)
         if not merged_any:
             # the commit holds exactly what the folders hold: the write-back has nothing to
             # do for it (no need to list and decode the tree just written)

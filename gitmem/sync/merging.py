@@ -221,6 +221,7 @@ def merge_displaced(
         run.merged[commit] = "theirs"  # the disk's side: its losses are told here
     repo.update_ref(ref, commit, tip, "gitmem: commit edits made during the sync")
     report = run.result.report(ref)
+    report.committed.extend([commit, side] if side else [commit])
     report.local_changes.extend(f"M {s.prefix}/{rel}" for rel in sorted(displaced))
     report.resolutions.extend(merged.resolutions)
 

@@ -35,6 +35,8 @@ class RefReport:
         self.ref = ref
         self.local_changes: list[str] = []  # "A auto/x.md", ...
         self.pulled: list[str] = []  # files written or deleted on disk
+        # commits of this machine's edits this sync made: none is an arrival, nor its author's
+        self.committed: list[str] = []
         self.resolutions: list[str] = []
         self.lost: list[str] = []  # the text of each lost edit of `losses`
         # edits held here that a merge resolved against: lost edits, deletions undone by an edit

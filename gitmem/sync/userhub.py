@@ -51,7 +51,7 @@ def sync_user(
             if dry_run:
                 told = dry_run_view(project, result, options.timeout)
             else:
-                told = arrivals(project, before, pulled) if pulled else None
+                told = arrivals(project, before, pulled, result) if pulled else None
             out.append(UserSync(agent, result, told=told))
         finally:
             project.repo.close()

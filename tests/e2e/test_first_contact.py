@@ -395,7 +395,7 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
 
     from gitmem.privacy.crypto import DecryptError, MachineKey
     from gitmem.privacy.firstcontact import asked_to_be_granted, first_contact
-    from gitmem.privacy.trustedkeys import trust
+    from gitmem.privacy.trustedkeys import fingerprint, trust, trusted_keys, untrust
 
     repo_dir = tmp_path / "r"
     subprocess.run(["git", "init", "-q", str(repo_dir)], check=True)
@@ -446,6 +446,10 @@ def test_a_first_contact_is_taken_only_when_asked_for_or_trusted(tmp_path: Path)
     # a holder of the key asked about may grant others with it (it can already read all)
     stranger = str(x25519.Identity.generate().to_public())
     assert taken([me, third, stranger], [me, third, stranger], key=held)
+    # the key asked to be let in by is trusted from then on (a reinstall, a second clone),
+    # not one it granted since; untrusted here for the window's own decisions below
+    assert fingerprint(third) in trusted_keys() and stranger not in trusted_keys()
+    untrust(third)
     # planted on top of the commit asked about (issue 22) by someone who never held that key:
     # a key of its own, for whomever, hidden or named: refused, nothing sealed to them
     assert not taken([me, third], [me, third])
