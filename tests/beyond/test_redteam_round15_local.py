@@ -260,10 +260,14 @@ def test_curate_promote_and_restore_read_no_fifo(world: World, tmp_path: Path) -
     """`curate`'s reader checked `is_symlink`, then read (a FIFO held it); `promote` and
     `gitmem restore --lost` the same: one line naming what stands there now, exit 2."""
     fifo = _fifo(tmp_path / "MEMORY.md")
-    for module in ("gitmem.claude.curate", "gitmem.commands.promote"):
+    # promote reads an index with the bytes it read (round 20: replaced only over those)
+    for module, reader in (
+        ("gitmem.claude.curate", "_read"),
+        ("gitmem.commands.promote", "_read_index"),
+    ):
         got = _in_a_process(
             world,
-            f"from {module} import _read\n"
+            f"from {module} import {reader} as _read\n"
             "from gitmem.errors import UsageError\n"
             f"try: _read(__import__('pathlib').Path({str(fifo)!r}))\n"
             "except UsageError as exc: print(exc)\n",

@@ -261,7 +261,8 @@ def test_recall_finds_user_scope_memory_marked_as_yours_in_every_project(world: 
     out = world.ok("-C", str(a), "query", "--search", "small")
     assert "user/CLAUDE.md" in out and "user-codex/MEMORY.md" in out, out
     only = world.ok("-C", str(a), "query", "--scope", "user", "--recent", "9")
-    assert "user/reviewer/MEMORY.md" in only and "user-codex" not in only, only
+    # every enabled agent's user memory is the user scope (round 20), each under its own id
+    assert "user/reviewer/MEMORY.md" in only and "user-codex/MEMORY.md" in only, only
     full = world.ok("-C", str(a), "query", "--id", "user/CLAUDE.md", "--format", "full")
     assert "- prefer small commits" in full, full
     b = world.clone("b")  # another project: the same user memory
