@@ -791,7 +791,12 @@ def _replace_checked(
                 raise _CreatedMeanwhile(path) from None
             if not kept:
                 return None
-            before = read_when_written(keep)
+            try:
+                before = read_when_written(keep)
+            except BaseException:  # unread (grown past the limit, an I/O error): theirs back
+                with contextlib.suppress(OSError):  # in place, never unlinked (as filecas)
+                    os.replace(keep, path)
+                raise
         finally:
             if kept:
                 with contextlib.suppress(OSError):

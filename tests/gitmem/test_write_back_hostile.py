@@ -342,3 +342,27 @@ def test_only_temp_files_a_killed_run_left_are_removed(repo: Repository, tmp_pat
             assert not left_by_a_killed_run(f"x.md-{dead.pid}-0", 0.0)
         finally:
             live.kill()
+
+
+def test_without_a_swap_a_file_that_cannot_be_read_back_is_put_back_not_lost(
+    repo: Repository, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review 20 (as in project/filecas): where no atomic swap is offered, the write-back
+    renames ours over the file after keeping a hard link to theirs; a kept file that could not
+    be read back (grown past the limit, an I/O error) was unlinked — theirs gone. Now it goes
+    back in place, unread, and the error stands."""
+    monkeypatch.setattr(filecas, "swap_reading", lambda tmp, target: None)  # no renameat2
+
+    def unreadable(path: Path) -> bytes:
+        raise OSError(5, "Input/output error", str(path))
+
+    monkeypatch.setattr(folders, "read_when_written", unreadable)
+    folder = _folder(tmp_path)
+    target = folder / "x.md"
+    target.write_bytes(b"old\nappended by an editor\n")
+    tmp = folder / ".gitmem-tmp-ours"
+    tmp.write_bytes(b"from the remote\n")
+    with pytest.raises(OSError, match="Input/output"):
+        folders._replace_checked(repo, target, tmp, os.stat(tmp), repo.write_blob(b"old\n"))
+    assert target.read_bytes() == b"old\nappended by an editor\n"
+    assert sorted(p.name for p in folder.iterdir()) == ["x.md"]
