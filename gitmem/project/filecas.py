@@ -184,6 +184,10 @@ def _keep_beside(target: Path, data: bytes) -> Path:
     """`data` in a new file beside `target` (`notes.edited-meanwhile.md`, then `-2`, ...):
     a memory file like any other, synced next time, named in the refusal."""
     stem, suffix = target.stem, target.suffix
+    # a name near the file system's 255 bytes would refuse the longer one (ENAMETOOLONG) and
+    # drop the edit: the stem is cut on a character so every name of the loop fits
+    room = 255 - len(f".edited-meanwhile-999{suffix}".encode())
+    stem = stem.encode()[:room].decode(errors="ignore")
     for n in range(1, 1000):
         beside = target.with_name(f"{stem}.edited-meanwhile{'' if n == 1 else f'-{n}'}{suffix}")
         try:

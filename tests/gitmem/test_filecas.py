@@ -249,3 +249,14 @@ def test_without_a_swap_a_file_that_cannot_be_read_back_is_put_back_not_lost(
         replace_unchanged(target, b"old\n", b"ours\n")
     assert target.read_bytes() == b"old\nappended by an editor\n"
     assert _names(folder) == ["x.md"]
+
+
+def test_an_edit_kept_beside_a_file_whose_name_is_near_the_limit_fits(folder: Path) -> None:
+    """Review 20: `notes.edited-meanwhile.md` beside a 250-byte name was too long for the file
+    system (ENAMETOOLONG) and the edit it should keep was dropped with the exception."""
+    target = folder / ("é" * 123 + ".md")  # 249 bytes
+    kept = filecas._keep_beside(target, b"the edit\n")
+    assert kept.read_bytes() == b"the edit\n" and len(kept.name.encode()) <= 255
+    assert kept.name.endswith(".edited-meanwhile.md")
+    again = filecas._keep_beside(target, b"another\n")
+    assert again != kept and again.read_bytes() == b"another\n"
