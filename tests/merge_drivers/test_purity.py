@@ -16,10 +16,12 @@ PACKAGE = Path(__file__).resolve().parents[2] / "merge_drivers"
 # difflib: pure sequence matching (how alike an edited plain bullet is to the base's);
 # bisect: the longest increasing run of the large-input line matcher; hashlib: a digest of a
 # merge key (`archive.place_id`), pure computation on bytes; functools: `lru_cache` of a pure
-# score (`blockmerge.likeness`), the same answer remembered
+# score (`blockmerge.likeness`), the same answer remembered; collections: `Counter`, a count
+# of lines per hunk (`text.merge_body`, linear where a count per line was quadratic)
 ALLOWED = {
     "__future__",
     "bisect",
+    "collections",
     "collections.abc",
     "difflib",
     "functools",
