@@ -103,16 +103,17 @@ def arrivals(
             continue
         # a file the ref held before and after, written all the same: its folder is newly
         # synced here (an agent just enabled, a scope folder moved): new on this disk
-        changes[ref] = {
-            p: (old.get(p) if old.get(p) != new.get(p) else None, new.get(p))
-            for p in sorted(set(old) | set(new))
-            if shown(p) in wanted and (old.get(p) != new.get(p) or p in new)
-        }
+        held: set[str] = set()  # every name either tree holds, as shown: one pass of both
+        changes[ref] = {}
+        for p in sorted(set(old) | set(new)):
+            name = shown(p)
+            held.add(name)
+            if name in wanted and (old.get(p) != new.get(p) or p in new):
+                changes[ref][p] = (old.get(p) if old.get(p) != new.get(p) else None, new.get(p))
         fresh[ref] = {p for p in changes[ref] if p in new and old.get(p) == new[p]}
         # deleted on disk, held by neither tree: the ref had no tip here before (a first sync,
         # a clone set up again after guide §10) and the sync took out what the remote deleted
         # since the version the folder started from; told `< path` with no letter before
-        held = {shown(p) for p in set(old) | set(new)}
         unheld[ref] = {p for p in wanted if p not in held}
         if unheld[ref]:
             changes[ref] = dict(
