@@ -17,7 +17,7 @@ from pathlib import Path
 
 def find_corpus() -> Path:
     """`shared/corpus/real` beside the checkout, or beside a folder holding it (a worktree's
-    checkout, /work/wt/NAME, is one folder deeper than the main one); benchmarks and tests
+    checkout, in a folder of worktrees beside it, is one folder deeper); benchmarks and tests
     both find it here (round 20: four copies of this walk, one of them stopping one level up)."""
     root = Path(__file__).resolve().parents[1]
     found = (p / "shared" / "corpus" / "real" for p in root.parents)
