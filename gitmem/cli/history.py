@@ -19,6 +19,8 @@ from gitmem.cli.common import (
 from gitmem.cli.pager import add_pager_options
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from gitmem.project.scopes import Project
 
 
@@ -220,6 +222,11 @@ def show_cmd(args: argparse.Namespace) -> int:
 
         emit({"commit": commit, "path": path, "text": text})
         return 0
+    if not data:  # said on stderr: `show … > file` still writes the empty version
+        from gitmem.project.scopes import shown
+
+        print(printable(f"{shown(path)} was empty at {commit[:10]} (0 bytes)"), file=sys.stderr)
+        return 0
     show(printable_block(text), args, own_settings(project.repo))
     return 0
 
@@ -315,6 +322,13 @@ def _lost_line(edit: Any) -> str:
     )
 
 
+def _is_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size == 0
+    except OSError:
+        return False
+
+
 def printable_block(text: str) -> str:
     return "".join(printable(line) + "\n" for line in text.splitlines())
 
@@ -380,7 +394,8 @@ def restore(args: argparse.Namespace) -> int:
             f"restored the line of {restored.path.name} in {index}; run {restored.sync} to share it"
         )
         return 0
-    echo(f"restored {path} from {restored.commit[:10]}; run {restored.sync} to share it")
+    empty = " (an empty version, 0 bytes)" if _is_empty(restored.path) else ""
+    echo(f"restored {path} from {restored.commit[:10]}{empty}; run {restored.sync} to share it")
     if restored.relinked:
         echo(f"  and its line in {index}")
     return 0

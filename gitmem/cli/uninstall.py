@@ -53,23 +53,23 @@ def uninstall(args: argparse.Namespace) -> int:
     root = repo.toplevel if repo is not None else None
     wheres = (["project"] if root is not None else []) + (["user"] if args.user else [])
     undo: list[str] = []  # what puts back what this run took out, and only that
+    told: list[str] = []
     for where in wheres:
         settings = settings_path(where, root)
         user = " --user" if where == "user" else ""
         if repo is not None:
             said = recall_uninstall(repo, root if where == "project" else None, settings)
-            for line in said:
-                echo(line)
+            told += said
             if said:
                 undo.append(f"gitmem hooks install --claude --mcp --recall{user}")
         change = hooks_uninstall(where, root)
-        echo(change.what)
+        told.append(change.what)
         if change.changed and not (undo and undo[-1].endswith(f"--recall{user}")):
             undo.append(f"gitmem hooks install --claude{user}")
     if repo is not None:
         for line in drivers_uninstall(Path(directory(args)), False):
             # with --user the global ones are taken out next: no hint to run what runs
-            echo(
+            told.append(
                 line.replace("; installed globally? gitmem drivers uninstall --global", "")
                 if args.user
                 else line.replace("gitmem drivers uninstall --global", "gitmem uninstall --user")
@@ -78,43 +78,66 @@ def uninstall(args: argparse.Namespace) -> int:
                 undo.append("gitmem drivers install")
     if args.user:
         for line in drivers_uninstall(Path(directory(args)), True):
-            echo(line)
+            told.append(line)
             if line.startswith("removed"):
                 undo.append("gitmem drivers install --global")
+    kept: list[tuple[str, str]] = []  # (what stays, in a word; the line that says how to remove it)
     if repo is not None:
-        _kept(repo)
-        if not args.user:
-            _kept_for_every_project(root)
+        kept += _kept(repo)
     if args.user:
-        _kept_user()
-        if repo is None:
-            _kept_key()
+        kept += _kept_user()
+    kept += _kept_key()
+    if undo:
+        for line in told:
+            echo(line)
+        if repo is not None:
+            echo("kept: your memory files in their folders (gitmem status lists them)")
+        for _, line in kept:
+            echo(line)
+    else:  # a second run (or one where nothing was installed): not the first run's lines again
+        where = "here or for every project" if args.user else "here"
+        echo(
+            "nothing to take out: no gitmem hooks, recall hook, MCP entry or merge drivers are "
+            f"installed {where}"
+            + ("" if args.user else " (every project's: gitmem uninstall --user)")
+        )
+        words = (["your memory files"] if repo is not None else []) + [w for w, _ in kept]
+        echo(f"still here: {', '.join(words)} (gitmem guide 10 removes them)")
+    if repo is not None and not args.user:
+        _kept_for_every_project(root)
     if undo:
         echo(f"undo: {', '.join(undo)}")
     return 0
 
 
-def _kept(repo: Any) -> None:
+def _kept(repo: Any) -> list[tuple[str, str]]:
     """What stays, where, and the one command that removes each (never run for the user)."""
     ours = {**repo.refs("refs/gitmem/"), **repo.refs("refs/gitmem-remotes/")}
     from gitmem.core.statedir import state_dir
+    from gitmem.core.userdirs import tilde
 
     state = state_dir(Path(repo.common_dir))
-    echo("kept: your memory files in their folders (gitmem status lists them)")
+    kept = []
     if ours:
-        echo(
-            f"kept: {plural(len(ours), 'ref')} under refs/gitmem/ and refs/gitmem-remotes/ "
-            "(every version of your memory); to delete them here: git for-each-ref "
-            "--format='delete %(refname)' refs/gitmem refs/gitmem-remotes | git update-ref --stdin"
+        refs = f"{plural(len(ours), 'memory ref')} (refs/gitmem/, refs/gitmem-remotes/)"
+        kept.append(
+            (
+                refs,
+                f"kept: {plural(len(ours), 'ref')} under refs/gitmem/ and refs/gitmem-remotes/ "
+                "(every version of your memory); to delete them here: git for-each-ref "
+                "--format='delete %(refname)' refs/gitmem refs/gitmem-remotes | git update-ref "
+                "--stdin",
+            )
         )
     if state.is_dir():
-        from gitmem.core.userdirs import tilde
-
-        echo(
-            f"kept: {tilde(state, repo.toplevel)} (sync state and caches; safe to remove once the refs are gone)"
+        where = tilde(state, repo.toplevel)
+        kept.append(
+            (
+                where,
+                f"kept: {where} (sync state and caches; safe to remove once the refs are gone)",
+            )
         )
-    _kept_settings(repo)
-    _kept_key()
+    return kept + _kept_settings(repo)
 
 
 EXCLUDED = (  # the lines gitmem adds to info/exclude (project/excludes.py, recall's .mcp.json)
@@ -126,7 +149,7 @@ EXCLUDED = (  # the lines gitmem adds to info/exclude (project/excludes.py, reca
 )
 
 
-def _kept_settings(repo: Any) -> None:
+def _kept_settings(repo: Any) -> list[tuple[str, str]]:
     """The clone's gitmem.* settings and exclude lines stay too: a newcomer read the kept
     lines, found no word of them, and took the clone for clean (the guide's §10 removes them)."""
     from gitmem.project.excludes import excluded_lines
@@ -137,8 +160,14 @@ def _kept_settings(repo: Any) -> None:
     lines = [line for line in EXCLUDED if line in excluded_lines(Path(repo.common_dir))]
     kept = [f"{', '.join(settings)} in this clone's git config"] if settings else []
     kept += [f"{plural(len(lines), 'line')} of info/exclude ({', '.join(lines)})"] if lines else []
-    if kept:
-        echo(f"kept: {' and '.join(kept)}; gitmem guide 10 has the commands that remove them")
+    if not kept:
+        return []
+    return [
+        (
+            " and ".join(kept),
+            f"kept: {' and '.join(kept)}; gitmem guide 10 has the commands that remove them",
+        )
+    ]
 
 
 def _kept_for_every_project(root: Path | None) -> None:
@@ -155,18 +184,23 @@ def _kept_for_every_project(root: Path | None) -> None:
             )
 
 
-def _kept_key() -> None:
+def _kept_key() -> list[tuple[str, str]]:
     from gitmem.core.userdirs import tilde
     from gitmem.privacy.layout import identity_path
 
-    if identity_path().is_file():
-        echo(
-            f"kept: this machine's key {tilde(identity_path())}: your encrypted memory opens only "
-            "with it (or another machine's key it was granted to): keep a copy"
+    if not identity_path().is_file():
+        return []
+    key = f"this machine's key {tilde(identity_path())}"
+    return [
+        (
+            key,
+            f"kept: {key}: your encrypted memory opens only with it (or another machine's key it "
+            "was granted to): keep a copy",
         )
+    ]
 
 
-def _kept_user() -> None:
+def _kept_user() -> list[tuple[str, str]]:
     """--user: the user scope's own stores stay too (its history, as the refs of a project)."""
     import os
     import shlex
@@ -175,9 +209,13 @@ def _kept_user() -> None:
     from gitmem.project.userscope import store_dir
 
     store = store_dir(os.environ)
-    if store.is_dir() and any(store.glob("*.git")):
-        echo(
+    if not (store.is_dir() and any(store.glob("*.git"))):
+        return []
+    return [
+        (
+            tilde(store),
             f"kept: {tilde(store)} (the history of your user-scope memory, also on the hub "
             "gitmem.hub); to delete it here once you no longer want it: "
-            f"rm -rf {shlex.quote(str(store))}"
+            f"rm -rf {shlex.quote(str(store))}",
         )
+    ]

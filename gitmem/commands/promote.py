@@ -65,6 +65,17 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
 
     where = locate(project, path)
     rel = where.rel
+    if where.scope.name not in (
+        "auto",
+        "team",
+        "agents",
+    ):  # local: a subagent's own, or CLAUDE.local.md
+        raise UsageError(
+            f"{where.scope.name}/{rel} is {where.scope.name} memory (personal, on your own "
+            "ref): promote and demote move memory between auto, team and "
+            "agents/NAME",
+            "to share it, copy it into a shared folder (gitmem status lists them) and sync",
+        )
     if where.scope.name == "agents":
         agent, _, rel = rel.partition("/")
         home = home_of(project, f"agents/{agent}")
@@ -88,6 +99,41 @@ def _source(project: Project, path: str) -> tuple[MemoryHome, str]:
     return home, rel
 
 
+def _check_direction(direction: str, src: MemoryHome, rel: str, to: str) -> None:
+    """One accurate line for each pair of scopes a promote or demote cannot move between,
+    about the memory named first ("team/x.md is already shared"), then the target."""
+    here = f"{src.label}/{rel}"
+    target = to.partition("/")[0]
+    if direction == "promote" and src.scope != "auto":
+        then = (
+            f"; to move it to {to}: gitmem demote {here}, then gitmem promote auto/{rel} --to {to}"
+            if target in SHARED and to != src.label
+            else ""
+        )
+        raise UsageError(
+            f"{here} is already shared ({src.label} memory): promote shares personal (auto) memory",
+            f"to make it yours again: gitmem demote {here}{then}",
+        )
+    if direction == "promote" and target not in SHARED:
+        raise UsageError(
+            f"{here} is already in auto: promote shares it with team or agents/NAME"
+            if to == "auto"
+            else f"promote shares {here} with team or agents/NAME, not {to!r}",
+            "use --to team (or --to agents/NAME)",
+        )
+    if direction == "demote" and src.scope not in SHARED:
+        raise UsageError(
+            f"{here} is already personal (auto memory): demote takes team or agents memory back",
+            f"to share it: gitmem promote {here}",
+        )
+    if direction == "demote" and to not in PERSONAL:
+        where = " (where it is)" if to == src.label else " (shared)" if target in SHARED else ""
+        raise UsageError(
+            f"demote takes {here} back to your personal memory, auto, not {to!r}{where}",
+            "use --to auto (the default)",
+        )
+
+
 def move(
     project: Project, path: str, to: str, allowed_from: tuple[str, ...], dry_run: bool = False
 ) -> Moved:
@@ -99,12 +145,8 @@ def move(
     from merge_drivers.indexdoc import parse, render
 
     src, rel = _source(project, path)
+    _check_direction("promote" if allowed_from == PERSONAL else "demote", src, rel, to)
     dst = home_of(project, to)
-    if src.scope not in allowed_from:
-        raise UsageError(
-            f"{src.label}/{rel} is not in {' or '.join(allowed_from)}",
-            "promote moves personal memory to a shared scope; demote moves it back",
-        )
     if dst.folder == src.folder:
         raise UsageError(f"{src.label}/{rel} is already in {dst.label}", "nothing to move")
     _syncable(src, dst, rel)
@@ -281,14 +323,8 @@ def _refuse_secrets(project: Project, source: str, target: str, data: bytes) -> 
 
 
 def promote(project: Project, path: str, to: str = "team", dry_run: bool = False) -> Moved:
-    if to.partition("/")[0] not in SHARED:
-        raise UsageError(
-            f"promote moves memory to team or agents/NAME, not {to!r}", "use --to team"
-        )
     return move(project, path, to, PERSONAL, dry_run)
 
 
 def demote(project: Project, path: str, to: str = "auto", dry_run: bool = False) -> Moved:
-    if to not in PERSONAL:
-        raise UsageError(f"demote moves memory back to auto, not {to!r}", "use --to auto")
     return move(project, path, to, SHARED, dry_run)

@@ -35,7 +35,7 @@ def test_a_path_through_another_scopes_folder_is_refused_naming_the_right_form(
     assert world.ok("-C", str(a), "log", "team/x.md")
     # promote of a team memory by its right name: one line saying promote moves auto memory
     run = world.gitmem("-C", str(a), "promote", "team/x.md")
-    assert run.code == 2 and "team/x.md is not in auto" in run.err
+    assert run.code == 2 and "team/x.md is already shared (team memory)" in run.err
     assert "moved auto/mine.md -> team/mine.md" in world.ok("-C", str(a), "promote", "auto/mine.md")
 
 
