@@ -143,6 +143,12 @@ def run_hook(
         return outcome
     if project.remote is None:
         return outcome
+    from gitmem.project.scopes import REMOTE_CHOICE, unchosen_remote
+
+    unchosen = unchosen_remote(project.repo, project.remote)  # config read already: no process
+    if unchosen:  # as the CLI's sync: no push to a remote guessed by its name
+        outcome.note = f"gitmem: memory not synced: {unchosen}; fix: {REMOTE_CHOICE}"
+        return outcome
     bound = hook_bound(project.repo)
     refs = sorted({s.ref for s in project.scopes if s.pushable})
     auto_index = _auto_index(project)

@@ -217,8 +217,21 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
         )
         return
     from gitmem.core.sanitize import shown_url
+    from gitmem.project.scopes import REMOTE_CHOICE, expected_remote, unchosen_remote
 
+    unchosen = unchosen_remote(project.repo, project.remote)
+    if unchosen:  # every sync refuses: a remote guessed by its name may be a fork
+        checkup.add("remote", PROBLEM, unchosen, REMOTE_CHOICE)
+        return
     url = shown_url(project.repo.remote_url(project.remote) or "?")
+    remotes = project.repo.remotes()
+    expected = (
+        expected_remote(project.repo, remotes)
+        if "origin" not in remotes and not project.repo.config_get("gitmem.remote")
+        else None
+    )
+    if expected and len(remotes) > 1:  # which of several, and why, until a sync records it
+        url += f" ({expected[1]}; gitmem init --remote NAME chooses another)"
     if offline:
         checkup.add("remote", OK, f"{project.remote} = {url} (not contacted: --offline)")
         return
@@ -840,6 +853,8 @@ def next_steps(project: Project, status: Status) -> list[str]:
         return steps
     if project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
+    from gitmem.project.scopes import REMOTE_CHOICE
+
     guessed = guessed_remote(project)
     if guessed:
         steps.append(guessed)
@@ -883,7 +898,9 @@ def next_steps(project: Project, status: Status) -> list[str]:
             if s.synced and s.ref and not (key_step and s.ref == project.user_ref)
         }.values()
     )
-    if never:
+    if guessed and guessed.endswith(REMOTE_CHOICE):
+        pass  # every sync refuses until a remote is chosen: the step above is the one
+    elif never:
         steps.append("publish your memory: gitmem sync")
     elif not changed and not behind and _never_synced(project, status):
         steps.append(f"nothing of {project.remote}'s memory is here yet: gitmem sync")
@@ -964,8 +981,10 @@ def _never_synced(project: Project, status: Status) -> bool:
 
 def guessed_remote(project: Project) -> str | None:
     """Several remotes, none named origin and gitmem.remote unset, or gitmem.remote naming a
-    remote that is gone: the remote in use is only a guess (the first listed may be a fork
-    nobody else fetches). Says which one and how to choose."""
+    remote that is gone: which one memory syncs through and why (the branch's upstream,
+    checkout.defaultRemote), or that a sync will not guess, and how to choose."""
+    from gitmem.project.scopes import REMOTE_CHOICE, expected_remote, unchosen_remote
+
     remotes = project.repo.remotes()
     configured = project.repo.config_get("gitmem.remote")
     if project.remote is None or configured in remotes:
@@ -978,9 +997,14 @@ def guessed_remote(project: Project) -> str | None:
         )
     if len(remotes) < 2 or "origin" in remotes:
         return None
+    unchosen = unchosen_remote(project.repo, project.remote)
+    if unchosen:
+        return f"{unchosen}; {REMOTE_CHOICE}"
+    expected = expected_remote(project.repo, remotes)
+    why = expected[1] if expected else "chosen"
     return (
-        f"memory syncs through {project.remote}, the first of {len(remotes)} remotes "
-        f"({', '.join(remotes)}); to sync through another: gitmem init --remote NAME"
+        f"memory syncs through {project.remote} ({why}; remotes: {', '.join(remotes)}); to "
+        "sync through another: gitmem init --remote NAME"
     )
 
 

@@ -213,7 +213,13 @@ def init_project(project: Project) -> InitResult:
     guessed = guessed_remote(project)
     if guessed:
         result.warnings.append(guessed)
-    if project.remote and repo.config_get("gitmem.remote") != project.remote:
+    from gitmem.project.scopes import unchosen_remote
+
+    if (
+        project.remote
+        and repo.config_get("gitmem.remote") != project.remote
+        and not unchosen_remote(repo, project.remote)  # a guess is not recorded: the user chooses
+    ):
         repo.config_set("gitmem.remote", project.remote)
     result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]
     if project.remote:

@@ -314,7 +314,53 @@ def choose_remote(repo: Store, wanted: str | None) -> str | None:
             return same[0]
     if "origin" in remotes:
         return "origin"
-    return remotes[0] if remotes else None
+    expected = expected_remote(repo, remotes)
+    if expected:
+        return expected[0]
+    return remotes[0] if remotes else None  # several, none expected: a guess sync refuses
+
+
+def expected_remote(repo: Store, remotes: list[str]) -> tuple[str, str] | None:
+    """Of several remotes, none named origin: the one git itself would take, and why — the
+    current branch's upstream (branch.NAME.remote), else checkout.defaultRemote. A clone with
+    `fork` and `upstream` synced through the first by name, unsaid. Config only, and HEAD's
+    first line (never a process): read only for a clone that chose no remote yet."""
+    if len(remotes) == 1:
+        return remotes[0], "the only remote"
+    try:
+        with open(repo.git_dir / "HEAD", "rb") as fh:
+            head = fh.read(1024).split(b"\n", 1)[0].decode("utf-8", "replace")
+    except OSError:
+        head = ""
+    branch = head.removeprefix("ref: refs/heads/") if head.startswith("ref: refs/heads/") else ""
+    tracked = repo.config_get(f"branch.{branch}.remote") if branch else None
+    if tracked in remotes:
+        return tracked, f"the remote branch {branch} tracks"
+    default = repo.config_get("checkout.defaultRemote")
+    if default in remotes:
+        return default, "checkout.defaultRemote"
+    return None
+
+
+def unchosen_remote(repo: Store, remote: str | None) -> str | None:
+    """The one line a sync refuses with when the remote would be a guess: several remotes, no
+    origin, no gitmem.remote, and neither the branch's upstream nor checkout.defaultRemote names
+    one (the first by name may be a fork nobody else fetches)."""
+    if remote is None or remote == "origin" or repo.config_get("gitmem.remote"):
+        return None
+    remotes = repo.remotes()
+    if len(remotes) < 2 or "origin" in remotes or expected_remote(repo, remotes):
+        return None
+    return (
+        f"{len(remotes)} remotes ({', '.join(remotes)}), none named origin, none the branch "
+        "tracks: gitmem does not guess which one holds this project's memory"
+    )
+
+
+REMOTE_CHOICE = (
+    "choose one: gitmem init --remote NAME (records gitmem.remote), or git config "
+    "checkout.defaultRemote NAME"
+)
 
 
 def record_remote(project: Project) -> str | None:
