@@ -34,23 +34,24 @@ def test_a_bare_repository_writes_no_memory_inside_its_git_directory(world: Worl
 
 def test_several_remotes_without_origin_say_which_one_memory_goes_through(world: World) -> None:
     """A clone whose remotes are `upstream` and `fork` (none is origin, gitmem.remote unset):
-    gitmem takes the first listed, which may be a fork nobody else fetches. status and init
-    say which one and how to choose; the step they name switches it, and the note goes."""
+    gitmem took the first listed, which may be a fork nobody else fetches. Round 21: the remote
+    the branch tracks is taken (`git remote rename` keeps the branch's upstream), and status and
+    init say which and why; the step they name switches it, and the note goes."""
     a = world.clone("a")
     fork = world.root / "fork.git"
     world.git("init", "-q", "--bare", str(fork))
     world.git("remote", "rename", "origin", "upstream", cwd=a)
     world.git("remote", "add", "fork", str(fork), cwd=a)
-    step = "the first of 2 remotes (fork, upstream); to sync through another: gitmem init --remote"
-    assert step in world.ok("-C", str(a), "status")
-    assert f"note: memory syncs through fork, {step}" in world.ok("-C", str(a), "init")
+    step = "(the remote branch main tracks; remotes: fork, upstream); to sync through another: "
+    assert f"memory syncs through upstream {step}" in world.ok("-C", str(a), "status")
+    assert f"note: memory syncs through upstream {step}" in world.ok("-C", str(a), "init")
     world.ok("-C", str(a), "init", "--remote", "upstream")
     out = world.ok("-C", str(a), "status")
     assert "  remote upstream  " in out.splitlines()[0]
-    assert "remotes (" not in out
+    assert "remotes: " not in out
     world.git("remote", "rename", "upstream", "origin", cwd=a)  # with an origin: no note
     world.git("config", "--unset", "gitmem.remote", cwd=a)
-    assert "remotes (" not in world.ok("-C", str(a), "status")
+    assert "remotes: " not in world.ok("-C", str(a), "status")
 
 
 def test_adopt_where_nothing_needs_it_says_so_instead_of_adopted(world: World) -> None:
