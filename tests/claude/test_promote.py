@@ -78,7 +78,7 @@ def test_promote_refuses_what_is_not_a_personal_topic_file(world: World) -> None
         (("promote", "auto/missing.md"), "no memory"),
         (("promote", "auto/build.md", "--to", "agents/../x"), "names no agent"),
         (("promote", "auto/build.md", "--to", "auto"), "team or agents"),
-        (("demote", "auto/build.md"), "not in team"),
+        (("demote", "auto/build.md"), "already personal"),
     ):
         run = world.gitmem("-C", str(a), *args)
         assert run.code == 2 and words in run.err, (args, run.err)
