@@ -108,7 +108,9 @@ def test_two_remotes_and_no_origin_take_what_git_expects_or_ask(world: World) ->
     doctor = world.gitmem("-C", str(a), "doctor").out
     assert "PROBLEM remote: 2 remotes (fork, upstream)" in doctor, doctor
     init = world.ok("-C", str(a), "init")
-    assert "does not guess" in init and world.git("config", "gitmem.remote", cwd=a, check=False) == ""
+    assert (
+        "does not guess" in init and world.git("config", "gitmem.remote", cwd=a, check=False) == ""
+    )
 
     world.git("config", "checkout.defaultRemote", "upstream", cwd=a)
     assert "(checkout.defaultRemote; remotes: fork, upstream)" in world.ok("-C", str(a), "status")
