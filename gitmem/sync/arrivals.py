@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from gitmem.privacy.codec import PersonalCodec
     from gitmem.project.scopes import Project
     from gitmem.sync import SyncResult
+    from gitmem.sync.report import RefReport
 
 
 # bounds of one tree diff (gitstore/treediff.py): past them the whole listings are compared
@@ -147,6 +148,13 @@ def arrivals(
         # this sync's own commits are on the pushed tip too: the merger is no writer of theirs
         ours = set(result.refs[ref].committed) if result and ref in result.refs else set()
         who = _Authors(project, ref, before.get(ref), ours=ours)
+        # no tip here before (a first sync, guide §10's reinstall): a file written over one the
+        # folder held was changed on this disk, not added (the dry run said it so too)
+        replaced = (
+            set(result.refs[ref].replaced)
+            if result and ref in result.refs and before.get(ref) is None
+            else set()
+        )
         if fresh[ref]:  # who made them is in the ref's history, not in what arrived now
             made = _Authors(project, ref, None, project.repo.resolve(ref), ours)
         rows = []
@@ -160,7 +168,8 @@ def arrivals(
                 _, source = renamed[(ref, p)]
                 rows.append(Arrival("R", p, source, _how(source, p), who.of(p, source)))
             else:
-                letter = "A" if not (was or p in unheld[ref]) else "D" if not now else "M"
+                before_here = bool(was) or p in unheld[ref] or shown(p) in replaced
+                letter = "A" if not before_here else "D" if not now else "M"
                 rows.append(Arrival(letter, p, "", "", (made if p in fresh[ref] else who).of(p)))
         out[ref] = rows
     return out
@@ -285,9 +294,72 @@ def dry_run_view(project: Project, result: SyncResult, timeout: float) -> dict[s
                 continue
             rows = _remote_changes(project, ref, theirs)
             if rows is not None:
+                rows = _against_disk(project, ref, theirs, result.refs[ref], rows)
                 out.setdefault(ref, []).extend(rows)
     _held_without_key(project, result)
     return out
+
+
+def _against_disk(
+    project: Project, ref: str, theirs: str, r: RefReport, rows: list[Arrival]
+) -> list[Arrival]:
+    """A dry run with no sync state and no tip here (a first sync after guide §10's removal,
+    a reinstall): every file of the folder was a local `A` to push and every file of the
+    remote a `< A` to write. Compared with the remote's files instead: a file alike on both
+    sides is neither; one both hold, differing, is `M` both ways (the sync merges them)."""
+    if not r.disk or project.repo.resolve(ref):
+        return rows
+    try:
+        there = _plain_files(project, ref, theirs)
+    except (GitmemError, ValueError, OSError):
+        return rows
+    older, edited = _older_or_edited(project, theirs, r.disk, there)
+    alike = {shown(p) for p, oid in r.disk.items() if there.get(p) == oid}
+    both = {shown(p) for p in r.disk if p in there}
+    local = []
+    for line in r.local_changes:
+        letter, _, path = line.partition(" ")
+        if path in alike or path in older:  # the remote's version replaces it: nothing to push
+            continue
+        local.append(f"M {path}" if letter == "A" and path in both else line)
+    r.local_changes[:] = local
+    kept = []
+    for row in rows:
+        name = shown(row.path)
+        if row.letter == "A" and (name in alike or name in edited):
+            continue
+        kept.append(replace(row, letter="M") if row.letter == "A" and name in both else row)
+    if not kept and not local:
+        r.remote_ahead = False  # nothing to write or push: the sync only takes the ref
+    return kept
+
+
+def _older_or_edited(
+    project: Project, theirs: str, disk: Mapping[str, str], there: Mapping[str, str]
+) -> tuple[set[str], set[str]]:
+    """Of the files both hold, differing: those the folder holds as a version the remote's
+    history once had (it writes the newer), and those edited from the remote's own version
+    (the sync pushes them) — as the sync's base from history decides (merging.base_from_history);
+    the rest changed on both sides. Plaintext history only: a sealed ref's names are hidden."""
+    from gitmem.merge.tree import closest_version
+
+    differ = {p: oid for p, oid in disk.items() if p in there and there[p] != oid}
+    older: set[str] = set()
+    edited: set[str] = set()
+    for prefix in sorted({p.split("/", 1)[0] for p in differ}):
+        try:
+            seen = project.repo.blobs_in_history([theirs], prefix)
+            for p, oid in differ.items():
+                if not p.startswith(prefix + "/"):
+                    continue
+                versions = seen.get(p[len(prefix) + 1 :], set())
+                if oid in versions:
+                    older.add(shown(p))
+                elif versions and closest_version(project.repo, oid, versions) == there[p]:
+                    edited.add(shown(p))
+        except (GitmemError, ValueError, OSError):
+            continue
+    return older, edited
 
 
 def _held_without_key(project: Project, result: SyncResult) -> None:

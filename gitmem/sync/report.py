@@ -35,6 +35,12 @@ class RefReport:
         self.ref = ref
         self.local_changes: list[str] = []  # "A auto/x.md", ...
         self.pulled: list[str] = []  # files written or deleted on disk
+        # of those written, the ones written over a file the folder held: a first sync's
+        # (no tip here before: guide §10, a reinstall) are changed (M) to the user, not added
+        self.replaced: list[str] = []
+        # dry run with no sync state (a first sync, a reinstall): the folder's files as blob
+        # ids by ref path, compared with the remote's so only what differs is listed
+        self.disk: dict[str, str] = {}
         # commits of this machine's edits this sync made: none is an arrival, nor its author's
         self.committed: list[str] = []
         self.resolutions: list[str] = []
@@ -89,7 +95,15 @@ class SyncResult:
             if r.pushed_back:  # first: it was found at the fetch, before the rest
                 r.notes.insert(0, pushed_back_note(r.pushed_back))
                 r.pushed_back = ""
-            for lines in (r.local_changes, r.pulled, r.resolutions, r.lost, r.notes, r.held):
+            for lines in (
+                r.local_changes,
+                r.pulled,
+                r.replaced,
+                r.resolutions,
+                r.lost,
+                r.notes,
+                r.held,
+            ):
                 lines[:] = dict.fromkeys(shown(line) for line in lines)
             r.not_utf8[:] = dict.fromkeys((shown(p), at) for p, at in r.not_utf8)
         return self

@@ -489,6 +489,8 @@ class Session:
                 known = state.files if state.path == str(s.path) else {}
                 snap = snapshot(repo, s.path, known, s.exclude, prefix=s.prefix, extra=s.extra)
                 expected = {p: r.oid for p, r in known.items()}
+                if not known:  # nothing synced here yet: the remote's files say what differs
+                    report.disk.update({f"{s.prefix}/{p}": o for p, o in snap.files.items()})
                 for rel in sorted(set(expected) | set(snap.files)):
                     before, after = expected.get(rel), snap.files.get(rel)
                     if before != after:

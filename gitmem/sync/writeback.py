@@ -118,6 +118,7 @@ class WriteBack:
                 state.files = done.records
                 report = self.result.report(ref)
                 report.pulled.extend(f"{s.prefix}/{p}" for p in done.written + done.deleted)
+                report.replaced.extend(f"{s.prefix}/{p}" for p in done.written if p in expected)
                 new_expected = dict(expected)
                 for p in done.written:
                     new_expected[p] = target[p]

@@ -4,6 +4,8 @@ failed before its fix. Real git, bare remotes, a temporary HOME (the `world` fix
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 from tests.support.world import World, write_files
 
@@ -125,3 +127,46 @@ def test_two_remotes_and_no_origin_take_what_git_expects_or_ask(world: World) ->
     world.git("branch", "-q", "--set-upstream-to", "fork/main", cwd=b)
     said = world.ok("-C", str(b), "status")
     assert "memory syncs through fork (the remote branch main tracks;" in said, said
+
+
+def _removed(world: World, clone: Path) -> None:
+    """The guide's §10 "remove gitmem from a clone" (its lines that matter): the memory
+    folders stay, the refs, the sync state and the settings go."""
+    world.ok("-C", str(clone), "uninstall")
+    refs = world.git(
+        "for-each-ref", "--format=%(refname)", "refs/gitmem", "refs/gitmem-remotes", cwd=clone
+    )
+    for ref in refs.split():
+        world.git("update-ref", "-d", ref, cwd=clone)
+    shutil.rmtree(clone / ".git" / "gitmem")
+    world.git("config", "--remove-section", "gitmem", cwd=clone, check=False)
+
+
+def test_the_first_sync_after_a_reinstall_says_what_really_happens(world: World) -> None:
+    """After §10's removal and `gitmem sync` again over the same folders, the dry run listed
+    every file of the folder as a local `A` to push and every file of the remote as `< A`, and
+    the sync listed a file it wrote over an older copy as `< A`. Now: a file alike on both sides
+    is not listed, an older copy is `< M`, an edit of the remote's version a local `M`, a
+    file only the remote has `< A` — the dry run as the sync then says."""
+    a, b = world.clone("a"), world.clone("b")
+    team_a, team_b = world.scope_path(a, "team"), world.scope_path(b, "team")
+    files = {"MEMORY.md": "- [Build](build.md) — b\n- [Style](style.md) — s\n"}
+    files |= {"build.md": "make\n", "style.md": "tabs\n", "ci.md": "green\n"}
+    write_files(team_a, files)
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    _removed(world, b)
+    (team_a / "build.md").write_text("make all\n")  # newer on the remote: b's copy is older
+    (team_a / "deploy.md").write_text("Tuesdays\n")  # only on the remote
+    world.ok("-C", str(a), "sync")
+    (team_b / "style.md").write_text("tabs\nspaces in YAML\n")  # edited here since
+
+    dry = world.ok("-C", str(b), "sync", "--dry-run")
+    lines = [line.strip() for line in dry.splitlines() if line.startswith("  ")]
+    by = "(by Test User)"
+    assert lines == ["M team/style.md", f"< M team/build.md {by}", f"< A team/deploy.md {by}"], dry
+    assert "ci.md" not in dry and "MEMORY.md" not in dry, dry
+    real = world.ok("-C", str(b), "sync")
+    assert "  < M team/build.md" in real and "  < A team/deploy.md" in real, real
+    assert "  M team/style.md" in real and "< A team/build.md" not in real, real
+    assert (team_b / "build.md").read_text() == "make all\n"
