@@ -213,7 +213,7 @@ def _kept_user() -> list[tuple[str, str]]:
         return []
     return [
         (
-            tilde(store),
+            f"{tilde(store)} (rm -rf {shlex.quote(str(store))})",  # guide 10 does not name it
             f"kept: {tilde(store)} (the history of your user-scope memory, also on the hub "
             "gitmem.hub); to delete it here once you no longer want it: "
             f"rm -rf {shlex.quote(str(store))}",
