@@ -63,6 +63,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="compare this revision with the ref (default: edits): a commit from gitmem log, "
         "or '~N' (quoted) for N versions back (a sync that merged made two: gitmem log)",
     )
+    p.add_argument(  # git's form, `git diff REV PATH`: "unrecognized arguments" before
+        "where", nargs="?", metavar="PATH", help="only this memory or scope (as --path)"
+    )
     p.add_argument("--path", metavar="PATH", help="only this memory or scope")
     add_json(p)
     add_remote(p)
@@ -234,7 +237,14 @@ def show_cmd(args: argparse.Namespace) -> int:
 def diff(args: argparse.Namespace) -> int:
     from gitmem.cli.pager import colour_diff, own_settings, show, use_colour
     from gitmem.commands.memorydiff import memory_diff
+    from gitmem.errors import UsageError
 
+    if args.where is not None:
+        if args.path is not None and args.path != args.where:
+            raise UsageError(
+                f"two paths: {args.where!r} and --path {args.path!r}", "name one memory or scope"
+            )
+        args.path = args.where
     if args.rev and args.path is None and _names_a_file(args.rev):
         # `gitmem diff notes.md` (git's form) read the file as a revision: "unknown revision";
         # as git does, a REV that is a file (or a memory id) is the path
