@@ -170,3 +170,19 @@ def test_the_first_sync_after_a_reinstall_says_what_really_happens(world: World)
     assert "  < M team/build.md" in real and "  < A team/deploy.md" in real, real
     assert "  M team/style.md" in real and "< A team/build.md" not in real, real
     assert (team_b / "build.md").read_text() == "make all\n"
+
+
+def test_diff_takes_git_s_form_of_a_revision_and_a_path(world: World) -> None:
+    """The newcomer walk: `gitmem diff '~1' auto/notes.md`, as `git diff REV PATH`, answered
+    "unrecognized arguments". Now the path may follow the revision, as --path."""
+    a = world.clone("a")
+    auto = world.scope_path(a)
+    write_files(auto, {"MEMORY.md": "- [N](notes.md) — n\n", "notes.md": "one\n", "o.md": "o\n"})
+    world.ok("-C", str(a), "sync")
+    write_files(auto, {"notes.md": "two\n", "o.md": "p\n"})
+    world.ok("-C", str(a), "sync")
+    out = world.ok("-C", str(a), "diff", "~1", "auto/notes.md", "--no-pager")
+    assert "-one\n+two\n" in out and "o.md" not in out, out
+    assert out == world.ok("-C", str(a), "diff", "~1", "--path", "auto/notes.md", "--no-pager")
+    run = world.gitmem("-C", str(a), "diff", "~1", "auto/notes.md", "--path", "auto/o.md")
+    assert run.code == 2 and "two paths" in run.err, run
