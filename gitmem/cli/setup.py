@@ -92,8 +92,11 @@ def status(args: argparse.Namespace) -> int:
         echo(json.dumps({**st.as_json(), **agents_json(project)}, indent=2))
         return 0
     from gitmem.core.userdirs import tilde
+    from gitmem.project.scopes import unchosen_remote
 
-    echo(f"project {st.key}  remote {st.remote or '-'}  user {st.user}")
+    # several remotes and none chosen: the one listed first is no choice (every sync refuses)
+    guess = " (not chosen: see next)" if unchosen_remote(project.repo, project.remote) else ""
+    echo(f"project {st.key}  remote {st.remote or '-'}{guess}  user {st.user}")
     for s in st.scopes:
         state = _scope_state(s, st.remote, st.never_fetched)
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {state}")

@@ -107,6 +107,7 @@ def test_two_remotes_and_no_origin_take_what_git_expects_or_ask(world: World) ->
     assert world.git("config", "gitmem.remote", cwd=a, check=False) == ""
     status = world.ok("-C", str(a), "status")
     assert "does not guess" in status and "next: publish your memory" not in status, status
+    assert "  remote fork (not chosen: see next)  " in status.splitlines()[0], status
     doctor = world.gitmem("-C", str(a), "doctor").out
     assert "PROBLEM remote: 2 remotes (fork, upstream)" in doctor, doctor
     init = world.ok("-C", str(a), "init")
