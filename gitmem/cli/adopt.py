@@ -35,6 +35,9 @@ def adopt(args: argparse.Namespace) -> int:
     from gitmem.sync import SyncOptions, run_sync
 
     project = open_project_from(args)
+    from gitmem.project.scopes import refuse_unchosen_remote
+
+    refuse_unchosen_remote(project, args.remote)
     if project.remote is None:  # nothing was recorded under another spelling of no URL
         from gitmem.errors import UsageError
 

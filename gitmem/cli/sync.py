@@ -102,8 +102,9 @@ def run(args: argparse.Namespace) -> int:
         if not args.dry_run:  # what start_sync runs next, imported while git opens the project
             from gitmem.sync.start import SyncStart  # noqa: F401
         project = open_project_from(args, opening=opening)
-        if not args.remote:
-            _refuse_a_guessed_remote(project)
+        from gitmem.project.scopes import refuse_unchosen_remote
+
+        refuse_unchosen_remote(project, args.remote)
     except BaseException:
         opening.cancel()
         raise
@@ -184,16 +185,6 @@ def run(args: argparse.Namespace) -> int:
         # refused (round 18: the personal ref's "never asked for" key) left it unsynced
         return max(held, carry_user(project.repo, quiet))
     return held
-
-
-def _refuse_a_guessed_remote(project: Project) -> None:
-    from gitmem.project.scopes import REMOTE_CHOICE, unchosen_remote
-
-    unchosen = unchosen_remote(project.repo, project.remote)
-    if unchosen:
-        from gitmem.errors import UsageError
-
-        raise UsageError(unchosen, f"{REMOTE_CHOICE} (or this once: gitmem sync --remote NAME)")
 
 
 def _remember_remote(project: Project, args: argparse.Namespace, result: SyncResult) -> None:

@@ -30,6 +30,9 @@ def unpublish(args: argparse.Namespace) -> int:
     from gitmem.commands.unpublish import unpublish as do_unpublish
 
     project = open_project_from(args)
+    from gitmem.project.scopes import refuse_unchosen_remote
+
+    refuse_unchosen_remote(project, args.remote)
     lines = publish_again(project, args.names) if args.undo else do_unpublish(project, args.names)
     for line in lines:
         echo(line)

@@ -292,6 +292,9 @@ def _record(project: Project, moved: Moved, scopes: set[str]) -> None:
         moved.notes.append("no remote: run gitmem sync once there is one")
         return
     try:
+        from gitmem.project.scopes import refuse_unchosen_remote
+
+        refuse_unchosen_remote(project, None)  # several remotes, none chosen: never a guess
         run_sync(project, SyncOptions(mode="push", scopes=tuple(sorted(scopes))))
         moved.pushed = True
     except SecretsFound as exc:

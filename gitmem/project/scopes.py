@@ -363,6 +363,14 @@ REMOTE_CHOICE = (
 )
 
 
+def refuse_unchosen_remote(project: Project, given: str | None) -> None:
+    """Every command that writes to the remote (sync, adopt, unpublish, promote's push) refuses
+    a remote that would be a guess, unless `--remote` named it."""
+    unchosen = None if given else unchosen_remote(project.repo, project.remote)
+    if unchosen:
+        raise UsageError(unchosen, f"{REMOTE_CHOICE} (or this once: --remote NAME)")
+
+
 def record_remote(project: Project) -> str | None:
     """Record the remote a sync went through as `init` records it (gitmem.remote), the CLI's
     sync and the hook's alike: a clone made with `git clone -o github` and synced, then given

@@ -115,6 +115,13 @@ def test_two_remotes_and_no_origin_take_what_git_expects_or_ask(world: World) ->
         "does not guess" in init and world.git("config", "gitmem.remote", cwd=a, check=False) == ""
     )
 
+    run = world.gitmem("-C", str(a), "unpublish", "team")  # every door that writes there
+    assert run.code == 2 and "does not guess" in run.err, run
+    write_files(world.scope_path(a), {"MEMORY.md": "- [M](mine.md) — m\n", "mine.md": "m\n"})
+    moved = world.ok("-C", str(a), "promote", "auto/mine.md")
+    assert "not pushed yet (2 remotes (fork, upstream)" in moved, moved
+    assert world.git("for-each-ref", "refs/gitmem", cwd=fork) == ""
+
     world.git("config", "checkout.defaultRemote", "upstream", cwd=a)
     assert "(checkout.defaultRemote; remotes: fork, upstream)" in world.ok("-C", str(a), "status")
     assert "pushed to upstream" in world.ok("-C", str(a), "sync")
