@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
+from typing import Protocol
 
 from gitmem.gitstore.objects import as_tree_input as as_tree_input  # their home: the git layer
 from gitmem.gitstore.objects import blobs as blobs
@@ -245,6 +246,10 @@ def _carry_renames(
     return out
 
 
+class Blobs(Protocol):
+    def read_blob(self, oid: str) -> bytes: ...
+
+
 class Likeness:
     """How alike two blobs are, for rename detection, at a bounded cost (charter 4). difflib on
     their bytes cost 0.7 s for a crafted pair of 4 KiB and 74 s for 20 KB, and a sync compared up
@@ -259,7 +264,7 @@ class Likeness:
     BUDGET = 10_000_000  # pairs a search may compare: ~1.5 s at worst
     _WORDS = re.compile(rb"\w+|\s+|[^\w\s]+")
 
-    def __init__(self, repo: Objects) -> None:
+    def __init__(self, repo: Blobs) -> None:
         self.repo, self.left = repo, self.BUDGET
         self._seen: dict[str, tuple[bytes, list[bytes], Counter[bytes]]] = {}
 
@@ -508,7 +513,7 @@ def _separate_fold_clashes(
 _LINK = re.compile(rb"(\]\(\s*<?|^[ ]{0,3}\[[^\]\n]{1,999}\]:[ \t]*<?)([^\s)>#]{1,2000})", re.M)
 
 
-def _retarget(data: bytes, path: str, moves: Mapping[str, str]) -> tuple[bytes, set[str]]:
+def retarget(data: bytes, path: str, moves: Mapping[str, str]) -> tuple[bytes, set[str]]:
     """`data` (the file at `path`) with every Markdown link that resolves to an old path of
     `moves` pointing at its new path, relative to `path`; and the renames it followed."""
     import posixpath
@@ -544,7 +549,7 @@ def _relink_everywhere(repo: Objects, result: TreeMerge, moves: Mapping[str, str
         if not path.casefold().endswith(".md"):
             continue
         data = repo.read_blob(result.files[path])
-        fixed, followed = _retarget(data, path, moves)
+        fixed, followed = retarget(data, path, moves)
         if fixed != data:
             result.files[path] = repo.write_blob(fixed)
             result.resolutions.append(
@@ -595,7 +600,7 @@ def _follow_renames(
                 continue
             if (folder, oid) not in fixed:
                 data = repo.read_blob(oid)
-                new_data, names = _retarget(data, path, links)
+                new_data, names = retarget(data, path, links)
                 fixed[folder, oid] = (oid if new_data == data else repo.write_blob(new_data), names)
             files[path], names = fixed[folder, oid]
             if names and files is not base:

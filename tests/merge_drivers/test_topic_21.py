@@ -4,9 +4,22 @@ machines in every order."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from gitmem.gitstore import Repository
-from tests.merge_drivers.test_topic_20 import IDX, OLD, TTL, VB, merged
+from tests.merge_drivers.test_topic_20 import BASE, IDX, NEW, OLD, RENAMED, TTL, VB, merged
 from tests.merge_drivers.test_topic_20 import repo as repo  # the fixture
+from tests.support.gitmerge import (
+    MEMORY,
+    TOPICS_AND_INDEX,
+    commit_all,
+    driver_repo,
+    git,
+    merged_both_directions,
+)
+from tests.support.world import write_files
 
 # --- two machines rename one topic file to two names ------------------------------------------
 
@@ -59,3 +72,86 @@ def test_two_renames_and_a_third_machines_edit_converge(repo: Repository) -> Non
     assert set(out) == {"MEMORY.md", "dedup-ttl.md", "verify-branch.md"}
     assert out["dedup-ttl.md"] == TTL + "- staging4 keeps 7 days\n"
     assert out["MEMORY.md"].count("(dedup-ttl.md)") == 1
+
+
+# --- the lone MEMORY.md git driver: a topic renamed on one side, its hook edited on the other ---
+
+HOOK_EDITED = {
+    "MEMORY.md": IDX.replace("internal webhook-dedup ledger", "webhook-dedup ledger"),
+    OLD: TTL.replace("is not proof", "is never proof"),
+    "verify-branch.md": VB,
+}
+
+
+def _driver_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Base on main's parent; main renames the topic (file, entry title and link), `left`
+    edits its hook and a sentence."""
+    repo = driver_repo(tmp_path, monkeypatch, TOPICS_AND_INDEX)
+    mem = repo / MEMORY
+
+    def write(files: dict[str, str]) -> None:
+        for p in mem.glob("*"):
+            p.unlink()
+        write_files(mem, files)
+
+    write(BASE)
+    commit_all(repo, "base")
+    git(repo, "branch", "left")
+    write(RENAMED)
+    commit_all(repo, "rename")
+    git(repo, "checkout", "-q", "left")
+    write(HOOK_EDITED)
+    commit_all(repo, "edit")
+    return repo
+
+
+def test_git_merge_with_the_drivers_follows_a_rename_both_directions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`git merge` either way: git carries the sentence to the new name (its rename
+    detection), the index driver reads both commits (GITHEAD_) and sees the file moved, so the
+    index has one entry at the new name with the new title and the edited hook — what `gitmem
+    sync` gives (test_topic_20). Before: the renamed entry with the old hook and the old entry,
+    dangling, with the new one."""
+    repo = _driver_repo(tmp_path, monkeypatch)
+    mem = repo / MEMORY
+
+    def read() -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in sorted(mem.iterdir())}
+
+    out = merged_both_directions(repo, read)
+    assert (
+        out[0]
+        == out[1]
+        == {
+            "MEMORY.md": (
+                "# Memory\n\n"
+                f"- [seo webhook dedup ledger]({NEW}) — webhook-dedup ledger, 30-day TTL\n"
+                "- [Verify the branch first](verify-branch.md) — pin the tree before ANY code claim\n"
+            ).encode(),
+            NEW: TTL.replace("is not proof", "is never proof").encode(),
+            "verify-branch.md": VB.encode(),
+        }
+    )
+
+
+def test_the_driver_without_theirs_keeps_the_edited_hook_on_the_old_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When git does not say which commit is "theirs" (a single cherry-pick, merge-tree), the
+    driver has only the three index versions: a rename is not known from a deletion and a new
+    entry, so both entries stand — the edited hook is never lost, on the old link (which
+    dangles once git renamed the file). Both directions give the same bytes."""
+    from gitmem.merge.gitdriver import main
+
+    files = [tmp_path / x for x in "OAB"]
+    monkeypatch.chdir(tmp_path)
+    outs = []
+    for a, b in ((RENAMED, HOOK_EDITED), (HOOK_EDITED, RENAMED)):
+        for name, data in zip(files, (IDX, a["MEMORY.md"], b["MEMORY.md"]), strict=True):
+            name.write_text(data)
+        assert main([*map(str, files), "7", f"{MEMORY}/MEMORY.md"]) == 0
+        outs.append(files[1].read_text())
+    assert outs[0] == outs[1]
+    assert f"[seo webhook dedup ledger]({NEW})" in outs[0]
+    assert f"[seo webhookLogs TTL]({OLD}) — webhook-dedup ledger, 30-day TTL" in outs[0]
