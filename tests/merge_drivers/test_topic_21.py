@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.gitstore import Repository
+from merge_drivers import merge_file
 from tests.merge_drivers.test_topic_20 import BASE, IDX, NEW, OLD, RENAMED, TTL, VB, merged
 from tests.merge_drivers.test_topic_20 import repo as repo  # the fixture
 from tests.support.gitmerge import (
@@ -155,3 +156,94 @@ def test_the_driver_without_theirs_keeps_the_edited_hook_on_the_old_link(
     assert outs[0] == outs[1]
     assert f"[seo webhook dedup ledger]({NEW})" in outs[0]
     assert f"[seo webhookLogs TTL]({OLD}) — webhook-dedup ledger, 30-day TTL" in outs[0]
+
+
+# --- a bullet split in two on one side, a word written inside the split clause on the other ---
+
+NOTES = ".claude/memory/notes.md"
+FM = b"---\nname: build\ndescription: How the project builds\ntype: project\n---\n\n"
+
+
+def _two_way(base: bytes, a: bytes, b: bytes) -> bytes:
+    """Merged both directions (the same bytes) and merged again with either side (no change)."""
+    out = merge_file(NOTES, FM + base, FM + a, FM + b).data
+    assert out is not None and merge_file(NOTES, FM + base, FM + b, FM + a).data == out
+    for side in (a, b):
+        assert merge_file(NOTES, FM + base, out, FM + side).data == out
+        assert merge_file(NOTES, FM + base, FM + side, out).data == out
+    return out[len(FM) :]
+
+
+@pytest.mark.parametrize(
+    ("split", "edited", "expected"),
+    [
+        (  # a word before the word the split re-punctuated (`make;` → `make.`)
+            b"- Build with make.\n- Test with pytest.\n- Ship.\n",
+            b"- Build with GNU make; test with pytest.\n- Ship.\n",
+            b"- Build with GNU make.\n- Test with pytest.\n- Ship.\n",
+        ),
+        (  # a word after the word the split re-cased (`test` → `Test`), its clause's first
+            b"- Build with make.\n- Test with pytest.\n- Ship.\n",
+            b"- Build with make; test with pytest -n 2.\n- Ship.\n",
+            b"- Build with make.\n- Test with pytest -n 2.\n- Ship.\n",
+        ),
+        (  # a split at a comma, a word inserted before it
+            b"- Cache the wheels.\n- Pin the lock file.\n",
+            b"- Cache the Python wheels, pin the lock file.\n",
+            b"- Cache the Python wheels.\n- Pin the lock file.\n",
+        ),
+    ],
+)
+def test_a_bullet_split_in_two_keeps_a_word_written_inside_it(
+    split: bytes, edited: bytes, expected: bytes
+) -> None:
+    """Before: `GNU` written right before the word the split changed clashed at word grain
+    (punctuation is part of the word), and the split won, the word lost (`tie-break`)."""
+    base = edited.replace(b"GNU ", b"").replace(b" -n 2", b"").replace(b"Python ", b"")
+    assert _two_way(base, split, edited) == expected
+
+
+def test_a_word_re_punctuated_by_both_and_a_sentence_each_stays_one_sides_sentence() -> None:
+    """The neighbour the rule must not take: both sides dropped the period after `[a][1]` and
+    wrote different text after it — one phrase edited twice (a tie-break), not two sentences
+    after a sentence (round 17's acceptable case, unchanged)."""
+    out = _two_way(
+        b"See [a][1].\n\n[1]: https://a.example\n",
+        b"See [a][1] and [b][2].\n\n[1]: https://a.example\n[2]: https://b.example\n",
+        b"See [a][1] or [c][3].\n\n[1]: https://a.example\n[3]: https://c.example\n",
+    )
+    assert out.startswith(b"See [a][1] or [c][3].\n\n") and out.count(b"[a][1]") == 1
+
+
+# --- lines appended after a line the other side moved to the end of the file -----------------
+
+SHARED = "shared.md"
+LINES = [b"e01 line 0\n", b"e02 line 4\n", b"e03 line 8\n", b"e04 line 12\n", b"e05 line 16\n"]
+
+
+def test_lines_appended_at_the_end_stay_after_a_line_the_other_side_moved_there() -> None:
+    """One side moved `e02 line 4` to the end, the other appended two lines: the appends stay
+    at the end, after the moved line (before: `… 16, 50, 51, 4`, the appends before it)."""
+    z = b"".join(LINES)
+    moved = b"".join(LINES[:1] + LINES[2:] + LINES[1:2])
+    appended = z + b"e02 line 50\ne03 line 51\n"
+    out = merge_file(SHARED, z, moved, appended).data
+    assert out == moved + b"e02 line 50\ne03 line 51\n"
+    assert merge_file(SHARED, z, appended, moved).data == out
+    for side in (moved, appended):
+        assert merge_file(SHARED, z, out, side).data == out
+        assert merge_file(SHARED, z, side, out).data == out
+
+
+def test_both_sides_reorder_and_append_at_the_end_both_appends_end_the_file() -> None:
+    """Each side moved a line its own way and appended one at its end: both appends after
+    every line all three hold (before: one append stood between two moved lines)."""
+    z = b"".join(LINES)
+    a = b"".join([LINES[0], LINES[4], LINES[1], LINES[2], LINES[3]]) + b"e01 line 60\n"
+    b = b"".join([LINES[0], LINES[1], LINES[3], LINES[4], LINES[2]]) + b"e02 line 52\n"
+    out = merge_file(SHARED, z, a, b).data
+    assert out is not None and out == merge_file(SHARED, z, b, a).data
+    tail = out.splitlines(keepends=True)[-2:]
+    assert sorted(tail) == [b"e01 line 60\n", b"e02 line 52\n"]
+    for side in (a, b):
+        assert merge_file(SHARED, z, out, side).data == out
