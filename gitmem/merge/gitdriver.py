@@ -196,13 +196,14 @@ def _targets(index: bytes) -> set[bytes]:
     a scan without `re`, which an index merge does not import."""
     out, at = set(), index.find(b"](")
     while at >= 0:
-        end = at + 2
-        while end < len(index) and index[end] not in b")# \t\n>":
-            end += 1
-        name = index[at + 2 : end].removeprefix(b"<").removeprefix(b"./")
+        end = index.find(b"\n", at)
+        target = index[at + 2 : end if end >= 0 else len(index)].split(b")", 1)[0]
+        for stop in (b"#", b" ", b"\t", b">"):
+            target = target.split(stop, 1)[0]
+        name = target.removeprefix(b"<").removeprefix(b"./")
         if name.endswith(b".md") and b"/" not in name:
             out.add(name)
-        at = index.find(b"](", end)
+        at = index.find(b"](", at + 2)
     return out
 
 
@@ -217,6 +218,15 @@ class _TwoSides:
         return self.sides[key[0]].get(key[2:]) or b""
 
 
+def _renamed(linked: list[set[bytes]], r: int) -> tuple[list[bytes], list[bytes]]:
+    """Of the three indexes' links, those side `r` dropped that the other side still has,
+    and those `r` wrote that neither has; both empty unless both are there."""
+    other = linked[3 - r]
+    gone = sorted((linked[0] - linked[r]) & other)
+    new = sorted(linked[r] - linked[0] - other)
+    return (gone, new) if gone and new else ([], [])
+
+
 def _follow_renames(
     path: str, base: bytes, ours: bytes, theirs: bytes, ours_info: SideInfo, theirs_info: SideInfo
 ) -> tuple[bytes, bytes, bytes]:
@@ -228,13 +238,16 @@ def _follow_renames(
     so the index comes out with one entry at the new name, the other side's hook edit in it,
     and no link left dangling. Only when git names "theirs" (the two commits to read);
     otherwise both entries stand, the old one with its hook (see docs/merge.md)."""
-    linked = [_targets(x) for x in (base, ours, theirs)]
+    lines = [x.split(b"\n") for x in (base, ours, theirs)]
+    same = set(lines[0]).intersection(*lines[1:])  # a link only there is no rename's
+    linked = [_targets(b"\n".join(x for x in ls if x not in same)) for ls in lines]
+    if not any(_renamed(linked, r) for r in (1, 2)):
+        return base, ours, theirs
+    linked = [_targets(x) for x in (base, ours, theirs)]  # a candidate: every line read
     moves: dict[str, str] = {}
     for r, info, other_info in ((1, ours_info, theirs_info), (2, theirs_info, ours_info)):
-        other = linked[3 - r]
-        gone = sorted((linked[0] - linked[r]) & other)
-        new = sorted(linked[r] - linked[0] - other)
-        if not gone or not new or len(gone) * len(new) > 100:
+        gone, new = _renamed(linked, r)
+        if len(gone) * len(new) > 100:
             continue
         from gitmem.merge.tree import Likeness
 
