@@ -238,9 +238,9 @@ def _follow_renames(
     so the index comes out with one entry at the new name, the other side's hook edit in it,
     and no link left dangling. Only when git names "theirs" (the two commits to read);
     otherwise both entries stand, the old one with its hook (see docs/merge.md)."""
-    lines = [x.split(b"\n") for x in (base, ours, theirs)]
-    same = set(lines[0]).intersection(*lines[1:])  # a link only there is no rename's
-    linked = [_targets(b"\n".join(x for x in ls if x not in same)) for ls in lines]
+    lines = [set(x.split(b"\n")) for x in (base, ours, theirs)]
+    same = lines[0] & lines[1] & lines[2]  # a link only there is no rename's
+    linked = [_targets(b"\n".join(ls - same)) for ls in lines]
     if not any(_renamed(linked, r) for r in (1, 2)):
         return base, ours, theirs
     linked = [_targets(x) for x in (base, ours, theirs)]  # a candidate: every line read
