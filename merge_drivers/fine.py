@@ -189,6 +189,31 @@ def _apart(p: _Op, e: _Op, told: set[_Op]) -> bool:
     return any(x in told and (y.new is None or y.attached) for x, y in ((p, e), (e, p)))
 
 
+def _beside_respelt(p: _Op, e: _Op, kz: list[bytes]) -> bool:
+    """Words: a plain insertion right before a run the other side rewrote starting with the
+    run's first word only re-cased or re-punctuated, or right after one ending with its last
+    word so (a bullet split in two, `make; test` → `make.` `- Test`, and `GNU` written before
+    `make;`): both stand, the insertion where it was written (#24, round 21: before, a
+    conflict and the split's side)."""
+    for x, y in ((p, e), (e, p)):
+        if y.new is None or y.attached or x.pos != y.pos:
+            continue
+        if x.new is None and x.run[1] == x.pos and len(x.keys) > 1:
+            return _respelt(kz[x.pos], x.keys[1])  # its run's first word, as rewritten
+        if x.new is not None and x.attached and x.keys and x.pos > 0:
+            return _respelt(kz[x.pos - 1], x.keys[-1])  # its run's last word, as rewritten
+    return False
+
+
+def _respelt(was: bytes, now: bytes) -> bool:
+    """A word only re-cased or re-punctuated (`make;` → `make.`): the same letters."""
+    return was != now and _core(was) == _core(now) != ""
+
+
+def _core(word: bytes) -> str:
+    return "".join(c for c in word.decode("utf-8", "replace").casefold() if c.isalnum())
+
+
 def _marks_only(op: _Op) -> bool:
     """A plain insertion of marks alone: emphasis (`**` before or after a word) or words with
     no letter or digit (`🚀`, `✅`, `👍🏽`) — they adorn the phrase, so a word the other side
@@ -354,7 +379,12 @@ def merge_seq(
             runs[e.run] = k
         for x in near:
             p = kept[x]
-            if p.side not in ("both", e.side) and _clash(p, e, loose) and not _apart(p, e, told):
+            if (
+                p.side not in ("both", e.side)
+                and _clash(p, e, loose)
+                and not _apart(p, e, told)
+                and not (loose and _beside_respelt(p, e, kz))
+            ):
                 if not winner:
                     return None
                 group[root(k)] = root(x)

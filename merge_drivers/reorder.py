@@ -134,9 +134,13 @@ def one_order(oz: Sequence[T], oa: Sequence[T], ob: Sequence[T]) -> list[T]:
     return order if order is not None else list(max(oa, ob, key=lambda o: [repr(e) for e in o]))
 
 
-def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> list[int]:
+def _carried(
+    seq: list[Element], common: set[Element], order: list[Element], ends: bool = False
+) -> list[int]:
     """Indexes of `seq` with its common blocks in `order`, each other block staying right after
-    the common block it follows (those before the first common block first)."""
+    the common block it follows (those before the first common block first). `ends` (lines):
+    what `seq` wrote after its last common line stays at the end, after a line the other side
+    moved there (round 21: before, an append came before it)."""
     lead: list[int] = []
     groups: dict[Element, list[int]] = {}
     current: list[int] = lead
@@ -145,7 +149,11 @@ def _carried(seq: list[Element], common: set[Element], order: list[Element]) -> 
             current = groups[e] = [i]
         else:
             current.append(i)
-    return lead + [i for e in order for i in groups[e]]
+    tail: list[int] = []
+    if ends and current is not lead and len(current) > 1:
+        tail = current[1:]
+        del current[1:]
+    return lead + [i for e in order for i in groups[e]] + tail
 
 
 def _base_carried(
@@ -241,6 +249,6 @@ def reordered(
     order = one_order(oz, oa, ob)
     return (
         _base_carried(ez, ea, eb, common, order),
-        _carried(ea, common, order),
-        _carried(eb, common, order),
+        _carried(ea, common, order, alone),
+        _carried(eb, common, order, alone),
     )

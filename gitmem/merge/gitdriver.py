@@ -74,6 +74,9 @@ class _Folder(Mapping[str, bytes]):
     def __len__(self) -> int:
         return 0
 
+    def __bool__(self) -> bool:
+        return True  # a revision to read from, though not listed
+
 
 # seconds for one side's `git log`: a huge history gives fewer times, not a hang
 TIMES_TIMEOUT = 2.0
@@ -186,6 +189,93 @@ def _infos(path: str, git: _Objects) -> tuple[SideInfo, SideInfo]:
         SideInfo(None, _Folder(git, "HEAD", folder), _Times("HEAD", folder)),
         SideInfo(None, _Folder(git, theirs, folder), _Times(theirs, folder)),
     )
+
+
+def _targets(index: bytes) -> set[bytes]:
+    """The topic files an index links inline (`](name.md)`, `](./name.md#anchor)`), by name:
+    a scan without `re`, which an index merge does not import."""
+    out, at = set(), index.find(b"](")
+    while at >= 0:
+        end = index.find(b"\n", at)
+        target = index[at + 2 : end if end >= 0 else len(index)].split(b")", 1)[0]
+        for stop in (b"#", b" ", b"\t", b">"):
+            target = target.split(stop, 1)[0]
+        name = target.removeprefix(b"<").removeprefix(b"./")
+        if name.endswith(b".md") and b"/" not in name:
+            out.add(name)
+        at = index.find(b"](", at + 2)
+    return out
+
+
+class _TwoSides:
+    """Blobs for `tree.Likeness` by name: `r:name` of the renamer's folder, `o:name` of the
+    other side's."""
+
+    def __init__(self, renamer: Mapping[str, bytes], other: Mapping[str, bytes]) -> None:
+        self.sides = {"r": renamer, "o": other}
+
+    def read_blob(self, key: str) -> bytes:
+        return self.sides[key[0]].get(key[2:]) or b""
+
+
+def _renamed(linked: list[set[bytes]], r: int) -> tuple[list[bytes], list[bytes]]:
+    """Of the three indexes' links, those side `r` dropped that the other side still has,
+    and those `r` wrote that neither has; both empty unless both are there."""
+    other = linked[3 - r]
+    gone = sorted((linked[0] - linked[r]) & other)
+    new = sorted(linked[r] - linked[0] - other)
+    return (gone, new) if gone and new else ([], [])
+
+
+def _follow_renames(
+    path: str, base: bytes, ours: bytes, theirs: bytes, ours_info: SideInfo, theirs_info: SideInfo
+) -> tuple[bytes, bytes, bytes]:
+    """A topic file one side renamed (its index entry links a new name, its file gone and a
+    ≥ 60 % alike file at the new name, read from that side's commit) while the other side's
+    index still links the old name: base's and that side's links to the old name follow the
+    rename before the index merge, as `tree._follow_renames` does for `gitmem sync` — git
+    carries the other side's edits of the file to the new name (its own rename detection),
+    so the index comes out with one entry at the new name, the other side's hook edit in it,
+    and no link left dangling. Only when git names "theirs" (the two commits to read);
+    otherwise both entries stand, the old one with its hook (see docs/merge.md)."""
+    lines = [set(x.split(b"\n")) for x in (base, ours, theirs)]
+    same = lines[0] & lines[1] & lines[2]  # a link only there is no rename's
+    linked = [_targets(b"\n".join(ls - same)) for ls in lines]
+    if not any(_renamed(linked, r) for r in (1, 2)):
+        return base, ours, theirs
+    linked = [_targets(x) for x in (base, ours, theirs)]  # a candidate: every line read
+    moves: dict[str, str] = {}
+    for r, info, other_info in ((1, ours_info, theirs_info), (2, theirs_info, ours_info)):
+        gone, new = _renamed(linked, r)
+        if len(gone) * len(new) > 100:
+            continue
+        from gitmem.merge.tree import Likeness
+
+        likeness = Likeness(_TwoSides(info.siblings, other_info.siblings))
+        for old in gone:
+            name = old.decode("utf-8", "replace")
+            if name in info.siblings or name not in other_info.siblings:
+                continue  # the renamer still has the file, or the other side has none
+            best: tuple[float, str] | None = None
+            for n in new:
+                to = n.decode("utf-8", "replace")
+                if to in moves.values() or to not in info.siblings:
+                    continue
+                ratio = likeness.ratio(f"o:{name}", f"r:{to}")
+                if ratio is not None and ratio >= 0.6 and (best is None or ratio > best[0]):
+                    best = (ratio, to)
+            if best is not None:
+                moves[name] = best[1]
+    if not moves:
+        return base, ours, theirs
+    from gitmem.merge.tree import retarget
+
+    folder = path.rpartition("/")[0]
+    at = {
+        f"{folder}/{o}" if folder else o: f"{folder}/{n}" if folder else n for o, n in moves.items()
+    }
+    base, ours, theirs = (retarget(x, path, at)[0] for x in (base, ours, theirs))
+    return base, ours, theirs
 
 
 def _oversize(*names: str) -> bool:
@@ -304,6 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     git = _Objects()  # git's cat-file, started only if a rank needs a topic file
     try:
         ours_info, theirs_info = _infos(path, git)
+        if ours_info.siblings and path.rpartition("/")[2].casefold() == "memory.md":
+            base, ours, theirs = _follow_renames(path, base, ours, theirs, ours_info, theirs_info)
         result = merge_file(path, base, ours, theirs, ours_info, theirs_info, inline_archive=True)
     finally:
         git.close()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterator, Mapping
+from typing import Protocol
 
 from gitmem.gitstore.objects import as_tree_input as as_tree_input  # their home: the git layer
 from gitmem.gitstore.objects import blobs as blobs
@@ -245,6 +246,10 @@ def _carry_renames(
     return out
 
 
+class Blobs(Protocol):
+    def read_blob(self, oid: str) -> bytes: ...
+
+
 class Likeness:
     """How alike two blobs are, for rename detection, at a bounded cost (charter 4). difflib on
     their bytes cost 0.7 s for a crafted pair of 4 KiB and 74 s for 20 KB, and a sync compared up
@@ -259,7 +264,7 @@ class Likeness:
     BUDGET = 10_000_000  # pairs a search may compare: ~1.5 s at worst
     _WORDS = re.compile(rb"\w+|\s+|[^\w\s]+")
 
-    def __init__(self, repo: Objects) -> None:
+    def __init__(self, repo: Blobs) -> None:
         self.repo, self.left = repo, self.BUDGET
         self._seen: dict[str, tuple[bytes, list[bytes], Counter[bytes]]] = {}
 
@@ -508,7 +513,7 @@ def _separate_fold_clashes(
 _LINK = re.compile(rb"(\]\(\s*<?|^[ ]{0,3}\[[^\]\n]{1,999}\]:[ \t]*<?)([^\s)>#]{1,2000})", re.M)
 
 
-def _retarget(data: bytes, path: str, moves: Mapping[str, str]) -> tuple[bytes, set[str]]:
+def retarget(data: bytes, path: str, moves: Mapping[str, str]) -> tuple[bytes, set[str]]:
     """`data` (the file at `path`) with every Markdown link that resolves to an old path of
     `moves` pointing at its new path, relative to `path`; and the renames it followed."""
     import posixpath
@@ -544,7 +549,7 @@ def _relink_everywhere(repo: Objects, result: TreeMerge, moves: Mapping[str, str
         if not path.casefold().endswith(".md"):
             continue
         data = repo.read_blob(result.files[path])
-        fixed, followed = _retarget(data, path, moves)
+        fixed, followed = retarget(data, path, moves)
         if fixed != data:
             result.files[path] = repo.write_blob(fixed)
             result.resolutions.append(
@@ -565,7 +570,8 @@ def _follow_renames(
     the same entry as the renamer's `new.md` (its title from the renamer, its hook edit from
     the other): one entry, not the renamed one beside the old one edited; and a link either
     side wrote or kept to the old name follows the rename instead of dangling. A rename the
-    two sides made differently, or a chain of them, is left to the plain rules. Each
+    two sides made differently is decided once (`_rename_apart`, round 21); a chain of
+    them is left to the plain rules. Each
     distinct blob of the folder is read once; nothing is read without a rename. Both sides
     renamed it alike (a merge merged again with the renamer): the new name merges on the old
     name's base, not as two files added. Returns the resolutions: the files whose ours or theirs version linked the old name."""
@@ -573,17 +579,20 @@ def _follow_renames(
     for found in moves:
         for old, new in found.items():
             targets.setdefault(old, set()).add(new)
-    followed = {old: new.pop() for old, new in targets.items() if len(new) == 1}
+    told: dict[str, set[str]] = {}
+    decided: list[str] = []
+    links = dict(_rename_apart(repo, targets, moves, base, ours, theirs, decided))
+    followed = {old: min(new) for old, new in targets.items() if len(new) == 1}
     for old in [o for o, n in followed.items() if n in targets]:
         del followed[old]  # a chain (a → b, b → c): which name a link means is not known
     if not followed:
-        return []
+        return decided
+    links.update(followed)  # the old name, and the name a side gave that lost, link the kept one
     for old, new in followed.items():
         if all(found.get(old) == new for found in moves) and new not in base:
             base[new] = base[old]  # both renamed it alike: merged at the new name on its base
     folders = {old.rpartition("/")[0] for old in followed}
     fixed: dict[tuple[str, str], tuple[str, set[str]]] = {}  # (folder, blob id) -> followed
-    told: dict[str, set[str]] = {}
     for files in (base, ours, theirs):
         for path, oid in sorted(files.items()):
             folder, _, name = path.rpartition("/")
@@ -591,12 +600,66 @@ def _follow_renames(
                 continue
             if (folder, oid) not in fixed:
                 data = repo.read_blob(oid)
-                new_data, names = _retarget(data, path, followed)
+                new_data, names = retarget(data, path, links)
                 fixed[folder, oid] = (oid if new_data == data else repo.write_blob(new_data), names)
             files[path], names = fixed[folder, oid]
             if names and files is not base:
                 told.setdefault(path, set()).update(names)
-    return [f"{p}: links follow the rename {', '.join(sorted(n))}" for p, n in sorted(told.items())]
+    return decided + [
+        f"{p}: links follow the rename {', '.join(sorted(n))}" for p, n in sorted(told.items())
+    ]
+
+
+def _rename_apart(
+    repo: Objects,
+    targets: dict[str, set[str]],
+    moves: tuple[Mapping[str, str], Mapping[str, str]],
+    base: dict[str, str],
+    ours: dict[str, str],
+    theirs: dict[str, str],
+    decided: list[str],
+) -> Iterator[tuple[str, str]]:
+    """Two sides renamed one topic file to two names (`a.md`, `b.md`): decided once, by the
+    names alone (symmetric, the same in any merge order), for the first in sort order. The
+    other side's file moves to it, and both renamed alike: one file merged 3-way on the old
+    name's base, both sides' edits kept, one index entry, titled as the kept name's renamer
+    titled it (a name and a title from two sides would contradict each other). Yields {name
+    that lost: kept name} for the links to follow."""
+    for old, names in sorted(targets.items()):
+        if len(names) != 2:
+            continue
+        kept, lost = sorted(names)
+        side = ours if moves[1].get(old) == kept else theirs
+        if kept in side or kept in base or lost not in side or lost in base:
+            continue  # that side wrote a file of the kept name too: left to the plain rules
+        side[kept] = side.pop(lost)
+        base[kept] = base[old]  # both renamed it alike now: merged at the kept name on its base
+        _retitle(repo, side, theirs if side is ours else ours, old, lost, kept)
+        targets[old] = {kept}
+        decided.append(f"{old} renamed to {lost} and to {kept}: kept once as {kept}")
+        yield lost, kept
+
+
+_TITLE = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+\[([^\]\n]{0,999})\]\(")
+
+
+def _retitle(
+    repo: Objects, side: dict[str, str], renamer: Mapping[str, str], old: str, lost: str, kept: str
+) -> None:
+    """`side`'s index entry for `lost` takes the title `renamer`'s entry for `kept` has."""
+    folder = old.rpartition("/")[0]
+    index = f"{folder}/MEMORY.md" if folder else "MEMORY.md"
+    if index not in side or index not in renamer:
+        return
+    from merge_drivers.links import linked
+
+    data = repo.read_blob(side[index])
+    mine = linked(data).get(lost.rpartition("/")[2])
+    theirs = linked(repo.read_blob(renamer[index])).get(kept.rpartition("/")[2])
+    m, t = (_TITLE.match(x) if x else None for x in (mine, theirs))
+    if mine and m and t and m[1] != t[1]:
+        now = mine[: m.start(1)] + t[1] + mine[m.end(1) :]
+        side[index] = repo.write_blob(data.replace(mine.encode(), now.encode(), 1))
 
 
 def _one(repo: Objects, files: Mapping[str, str], spellings: list[str]) -> str | None:

@@ -375,10 +375,9 @@ SWEEP.update(
             SPLIT,
             b"- Build with make.\n- Test with pytest.\n- Ship.\n",
             sub(SPLIT, ("with make", "with GNU make")),
-            # wrong, left: `GNU` written right before the word the split changed (`make;` →
-            # `make.`) clashes at word grain, punctuation being part of the word; the split
-            # wins, told (`tie-break`); a careful human writes `- Build with GNU make.`
-            None,
+            # good since round 21 (test_topic_21.py): `GNU` stands before the word the split
+            # only re-punctuated (`make;` → `make.`)
+            b"- Build with GNU make.\n- Test with pytest.\n- Ship.\n",
         ),
         "nested list: a grandchild removed vs another child edited": case(
             NESTED,

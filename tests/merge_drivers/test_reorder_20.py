@@ -62,14 +62,15 @@ def test_no_line_lost_or_doubled_when_both_sides_reorder_and_append(
 A, B, C = b"e04 line 0\n", b"e01 line 4\n", b"e03 line 8\n"
 CASES: dict[str, SweepCase] = {
     # the draw the fuzz found first: the append `e02 line 75` lost, `e01 line 4` twice. The
-    # moves cross (B above A; C above B): the order of the side that reads greater, each
-    # append after the line it follows on its side
+    # moves cross (B above A; C above B): the order of the side that reads greater; each
+    # append at its side's end stays at the end (round 21: before, `e05 line 82` followed
+    # `C`, above the `B` the other side moved to the end)
     "both moved one line, each its own way, each appended": (
         P,
         A + B + C,
         B + A + C + b"e05 line 82\n",
         A + C + B + b"e02 line 75\n",
-        A + C + b"e05 line 82\n" + B + b"e02 line 75\n",
+        A + C + B + b"e05 line 82\ne02 line 75\n",
     ),
     # one side moved a line and appended, the other appended the same lines: merged again
     # with the appender, they stood twice (the move read word by word)

@@ -172,24 +172,7 @@ def test_a_rename_both_sides_made_alike_merges_the_new_name_on_the_old_names_bas
     assert out["MEMORY.md"] == RENAMED["MEMORY.md"]
 
 
-def test_two_different_renames_of_one_file_are_left_to_the_plain_rules(repo: Repository) -> None:
-    """One side named it `a.md`, the other `b.md`: which name a link means is not known, so
-    no link is rewritten: both files stand (nothing lost); the entry is one, its link the
-    greater name's (the index merge's tie-break) — `a.md` is left without an index line."""
-    a = {
-        "MEMORY.md": IDX.replace(f"({OLD})", "(a.md)"),
-        "a.md": TTL,
-        "verify-branch.md": VB,
-    }
-    b = {
-        "MEMORY.md": IDX.replace(f"({OLD})", "(b.md)"),
-        "b.md": TTL,
-        "verify-branch.md": VB,
-    }
-    out, told = merged(repo, BASE, a, b)
-    assert out["a.md"] == out["b.md"] == TTL and OLD not in out
-    assert "(a.md)" not in out["MEMORY.md"] and out["MEMORY.md"].count("(b.md)") == 1
-    assert not any("links follow" in r for r in told)
+# two different renames of one file: decided once since round 21 (test_topic_21.py)
 
 
 # --- the "one blank line more" rule of f9cbaee3, narrowed to the blank the format needs ------
