@@ -111,13 +111,14 @@ class TipChecks:
         common = self.repo.common_dir
         known = load_refused(common, where, commit)
         if known is not None:
-            kind, message, hint = known
-            raise (TamperedRef if kind == "tampered" else UntrustedTreeError)(message, hint)
+            kind, message, hint, tool_hint = known
+            error = TamperedRef if kind == "tampered" else UntrustedTreeError
+            raise error(message, hint, tool_hint=tool_hint)
         try:
             return check_tree(self.repo, commit, where, since=since, ours=lambda: self._ours(local))
         except (UntrustedTreeError, TamperedRef) as exc:
             kind = "tampered" if isinstance(exc, TamperedRef) else "untrusted"
-            save_refused(common, where, commit, (kind, exc.message, exc.hint))
+            save_refused(common, where, commit, (kind, exc.message, exc.hint, exc.tool_hint))
             raise
 
     def _not_utf8(self, ref: str, finding: Finding) -> None:
