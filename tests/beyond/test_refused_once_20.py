@@ -136,3 +136,27 @@ def test_a_refusal_told_again_keeps_its_tool_hint(
     second = world.gitmem("-C", str(bob), "sync")
     assert walked.count(hostile) == 1  # told from the kept refusal ...
     assert (second.code, second.err) == (first.code, first.err)  # ... in the same lines
+
+
+def test_a_refused_tip_is_held_so_the_next_fetch_walks_nothing(synced: Shared) -> None:
+    """Round 21: the refused fetch put the tracking ref back, so the remote's tip was
+    reachable from no ref and every later `git fetch` walked its whole tree again (git's
+    connectivity check of objects it holds: 0.3 s for 1,000,000 files, docs/reliability.md).
+    It is now held on a ref of its own, which nothing merges or pushes; a tip that passes
+    lets it go."""
+    world, alice, bob = synced.world, synced.alice, synced.bob
+    tracking = "refs/gitmem-remotes/origin/team"
+    held = gatecheck.refused_hold(tracking)
+    before = world.plumb(bob, "rev-parse", tracking)
+    hostile = _hostile_tip(world, alice, "run.sh")
+    assert _sync(world, bob)[0] != 0
+    assert world.plumb(bob, "for-each-ref", "--format=%(refname)", "--contains", hostile) == held
+    assert world.plumb(bob, "rev-parse", tracking) == before  # never taken
+    assert _sync(world, bob)[0] != 0  # refused again: the same tip, still held
+    assert world.plumb(bob, "rev-parse", held) == hostile
+
+    world.git("push", "-qf", str(world.remote), f"{before}:refs/gitmem/team", cwd=alice)
+    (world.scope_path(alice, "team") / "news.md").write_text("---\nname: news\n---\nnews\n")
+    world.ok("-C", str(alice), "sync")  # an honest tip over the hostile one
+    world.ok("-C", str(bob), "sync")
+    assert world.plumb(bob, "for-each-ref", held) == ""  # let go
