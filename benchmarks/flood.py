@@ -4,7 +4,7 @@ same refs, trees of gitmem alternated (docs/history/performance.md, `flood9`).
     python -m benchmarks.flood TREE [TREE ...] [--refs 1000 10000] [--rounds 3]
 
 One remote (a project, alice's team memory, N writer refs planted on the team tip: each an
-empty commit, as `tests/beyond/test_redteam_writers.py` plants them; its refs packed, as a
+empty commit, as the red-team tests plant them, `benchmarks/writerflood.py`; its refs packed, as a
 server's are) is copied afresh for every run and served by a `git daemon` on 127.0.0.1. Per
 round and tree (`python -m gitmem` with PYTHONPATH naming it): a fresh clone's first
 `gitmem sync -q`, then a second one (the flood is still there); raw git: a fresh repository's
@@ -14,6 +14,7 @@ again (nothing new). Prints medians in seconds and the loose tracking refs each 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -21,11 +22,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from benchmarks.daemon import git_daemon
-from tests.beyond.test_redteam_writers import WRITERS, _commits_on_team, _plant_writers
-from tests.support.world import World, write_files
+from benchmarks.world import World
+from benchmarks.writerflood import WRITERS, commits_on_team, plant_writers
+
+
+@dataclass
+class _Served:
+    remote: Path
+    env: dict[str, str]
 
 
 def _loose(clone: Path) -> int:
@@ -57,25 +65,38 @@ def main(argv: list[str] | None = None) -> int:
 def _one_size(root: Path, count: int, trees: list[Path], rounds: int) -> None:
     world = World(root)
     served = root / "srv"
-    world.remote = world.make_remote("srv/remote.git")
+    remote = world.make_remote("srv/remote.git")
     pristine = root / "pristine.git"
     times: dict[str, list[float]] = {}
     loose: dict[str, int] = {}
+
+    def clone(name: str, email: str) -> Path:
+        dest = root / name
+        world.git("clone", "-q", url, str(dest))
+        world.git("config", "user.email", email, cwd=dest)
+        return dest
+
     with git_daemon(served, world.env) as (base, _):
         url = f"{base}/remote.git"
-        alice = world.clone("alice", url=url, email="alice@example.com")
-        write_files(world.scope_path(alice, "team"), {"MEMORY.md": "- a team fact\n"})
-        world.ok("-C", str(alice), "push")
-        commits = _commits_on_team(world, count)
-        _plant_writers(world, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
-        world.plumb(world.remote, "pack-refs", "--all")
-        shutil.copytree(world.remote, pristine, symlinks=True)
+        alice = clone("alice", "alice@example.com")
+        setup = {"PYTHONPATH": str(trees[0])}  # the first tree's gitmem writes the team ref
+        gitmem = [sys.executable, "-m", "gitmem", "-C", str(alice)]
+        scopes = json.loads(world.run(*gitmem, "status", "--json", env=setup))["scopes"]
+        team = Path(next(s["path"] for s in scopes if s["name"] == "team"))
+        team.mkdir(parents=True, exist_ok=True)
+        (team / "MEMORY.md").write_text("- a team fact\n")
+        world.run(*gitmem, "push", env=setup)
+        flooded = _Served(remote, world.env)
+        commits = commits_on_team(flooded, count)
+        plant_writers(flooded, {f"{WRITERS}{i:016x}": c for i, c in enumerate(commits)})
+        world.git("pack-refs", "--all", cwd=remote)
+        shutil.copytree(remote, pristine, symlinks=True)
         for k in range(rounds):
             sides: list[tuple[str, Path | None]] = [(str(t), t) for t in trees] + [("git", None)]
             for n, (label, tree) in enumerate(sides if k % 2 == 0 else reversed(sides)):
-                shutil.rmtree(world.remote)
-                shutil.copytree(pristine, world.remote, symlinks=True)
-                clone = world.clone(f"c/r{k}-{n}", url=url, email="c@example.com")
+                shutil.rmtree(remote)
+                shutil.copytree(pristine, remote, symlinks=True)
+                repo = clone(f"c/r{k}-{n}", "c@example.com")
                 if tree is None:
                     label = "raw git fetch"
                     fetch = [
@@ -86,18 +107,18 @@ def _one_size(root: Path, count: int, trees: list[Path], rounds: int) -> None:
                         "+refs/gitmem/team:refs/gitmem-remotes/origin/team",
                         f"+{WRITERS}*:refs/gitmem-remotes/origin/writers/team/*",
                     ]
-                    first = _timed(fetch, clone, world.env)
-                    loose[f"{label} first"] = _loose(clone)
-                    second = _timed(fetch, clone, world.env)
+                    first = _timed(fetch, repo, world.env)
+                    loose[f"{label} first"] = _loose(repo)
+                    second = _timed(fetch, repo, world.env)
                 else:
                     env = {**world.env, "PYTHONPATH": str(tree)}
-                    sync = [sys.executable, "-m", "gitmem", "-C", str(clone), "sync", "-q"]
-                    first = _timed(sync, clone, env)
-                    loose[f"{label} first"] = _loose(clone)
-                    second = _timed(sync, clone, env)
+                    sync = [sys.executable, "-m", "gitmem", "-C", str(repo), "sync", "-q"]
+                    first = _timed(sync, repo, env)
+                    loose[f"{label} first"] = _loose(repo)
+                    second = _timed(sync, repo, env)
                 times.setdefault(f"{label} first", []).append(first)
                 times.setdefault(f"{label} second", []).append(second)
-                loose[f"{label} second"] = _loose(clone)
+                loose[f"{label} second"] = _loose(repo)
     print(f"{count} writer refs, load {os.getloadavg()[0]:.1f}:")
     for key, values in times.items():
         shown = " ".join(f"{v:.2f}" for v in values)

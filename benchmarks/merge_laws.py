@@ -5,14 +5,14 @@ derandomized cases CI runs. Prints one line of counts; exits 0 (a measurement, n
 The generator draws texts from a handful of near-identical sentences and bullets, so its rates
 are an upper bound for real memory (docs/merge.md, Known limits, says which cases no merge can
 converge on). `impossible` counts the cases the convergence property leaves out
-(`_unconvergeable`), `impossible_not_converged` those of them whose orders really disagree; `repeated_*` the failing
+(`unconvergeable`, benchmarks/mergecases.py), `impossible_not_converged` those of them whose orders really disagree; `repeated_*` the failing
 cases where the base or a replica writes a line twice (a link to one target counts as one line):
 the repeated-text class of docs/merge.md, Known limits, counted apart from the rest.
 
 `--list` prints each failing draw instead of the counts, one JSON object a line (its number,
 what fails, whether it writes a line twice, its four texts): the cases to class by hand.
 
-`--record` writes the draws the tests pin counts of (RECORDED) to tests/merge_drivers/ (RECORD):
+`--record` writes the draws the tests pin counts of (RECORDED) beside the generator (RECORD):
 `measure` merges those stored draws instead of drawing them again (drawing is over half of the
 cost) while the record is of today's generator."""
 
@@ -27,12 +27,11 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
+from benchmarks.mergecases import INDEX, merge3, repeats, unconvergeable
+from benchmarks.strategies import four_way
 from merge_drivers import merge_file
-from tests.merge_drivers.strategies import four_way
-from tests.merge_drivers.test_properties import _merge3, _repeats, _unconvergeable
 
-INDEX = "team/MEMORY.md"
-STRATEGIES = Path(__file__).resolve().parents[1] / "tests" / "merge_drivers" / "strategies.py"
+STRATEGIES = Path(__file__).resolve().with_name("strategies.py")
 RECORD = STRATEGIES.with_name("laws_15_draws.json.xz")
 # the draws the pinned counts merge: tests/merge_drivers/test_laws_15.py (3,000 a seed) and
 # test_properties.py's test_the_cases_left_out_of_convergence_stay_counted (300)
@@ -127,12 +126,12 @@ def _laws(case: Case) -> dict[str, int]:
     counts = {"cases": 1}
     m = merge_file(INDEX, base, a, b).data
     assert m is not None
-    r1, r2, r3 = _merge3(base, a, b, c, m)  # m merged once: a ninth of the count's merges
-    if _unconvergeable(base, a, b, c):  # left out of the property: how many really fail
+    r1, r2, r3 = merge3(base, a, b, c, m)  # m merged once: a ninth of the count's merges
+    if unconvergeable(base, a, b, c):  # left out of the property: how many really fail
         counts["impossible"] = 1
         counts["impossible_not_converged"] = not (r1 == r2 == r3)
         return counts
-    repeated = any(_repeats(x) for x in case)
+    repeated = any(repeats(x) for x in case)
     counts["not_converged"] = not (r1 == r2 == r3)
     counts["repeated_not_converged"] = repeated and not (r1 == r2 == r3)
     again = merge_file(INDEX, base, m, a).data, merge_file(INDEX, base, b, m).data

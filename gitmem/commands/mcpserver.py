@@ -51,6 +51,9 @@ NO_HISTORY = (
 )
 NO_KEY = f"{NOT_GRANTED}, so it is not searched here: sync_status says how to get the key"
 MAX_RESOURCES = 2_000
+# resources the SDK holds, withdrawn ones too (it removes none): memories deleted and others
+# written under new names, sync after sync, grow it no further than this
+MAX_OFFERED = 4 * MAX_RESOURCES
 MAX_TEXT = 100_000  # characters of one memory returned by get
 # seconds: a child gitmem (sync: its transport's 120 s default and the work around it), and a
 # call waiting for the one before it (the lock) before it says so instead of waiting on
@@ -408,29 +411,41 @@ def build(recall: Recall) -> MCPServer:
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
 
     offered: set[str] = set()  # the memory:// URIs offered as resources
+    read_at: list[object] = [None]  # the index's state when its list was last read
 
     def offer_current(refresh: bool = True) -> None:
-        """Offer each memory the index holds not offered yet (at most MAX_RESOURCES in all):
+        """Offer each memory the index holds not offered yet (at most MAX_RESOURCES live):
         at the start, after `sync` or `record`, and after any call (the index as that call
         left it, refreshed no further: a hook's pull became a resource only at the next sync,
         round 11); withdraw those it no longer holds (round 20). The client is told when the
-        list changed."""
+        list changed. Round 21: the list is read again only when the index changed since
+        (every row of 10,000 was read after every call), and a withdrawn memory no longer
+        counts toward MAX_RESOURCES (the SDK keeps it, left out of the list)."""
         from gitmem.recall.searchindex import connect, refreshed
 
         db = refreshed(recall.place) if refresh else connect(recall.place.common_dir)
+        # what the list is read from, never what was decided from it: this connection (a
+        # rebuilt index is another), a commit by any other (data_version) or by it
+        state = (db, db.execute("PRAGMA data_version").fetchone()[0], db.total_changes)
+        if state == read_at[0]:
+            return
         held = {
             resource_uri(scope, path): (scope, path)
             for scope, path in db.execute("SELECT scope, path FROM memory ORDER BY scope, path")
         }
+        read_at[0] = state
         gone = offered - held.keys()
         if gone != changes.gone:
             changes.resources = changes.resources or changes.served
             changes.gone = gone
+        live = len(offered) - len(gone)
         for uri, (scope, path) in held.items():
-            if uri not in offered and len(offered) < MAX_RESOURCES:
-                changes.resources = changes.resources or changes.served
-                offered.add(uri)
-                server.add_resource(_resource(recall, scope, path))
+            if uri in offered or live >= MAX_RESOURCES or len(offered) >= MAX_OFFERED:
+                continue
+            changes.resources = changes.resources or changes.served
+            offered.add(uri)
+            live += 1
+            server.add_resource(_resource(recall, scope, path))
 
     def failing(fn: Callable[..., Any]) -> Callable[..., Any]:
         """A gitmem error becomes the tool's error text: one line and its hint."""

@@ -129,7 +129,9 @@ def save_checked(common_dir: Path, ref: str, checked: Checked) -> None:
 # and the oldest forgotten; each reason cut (its one line is the policy's, already bounded)
 MAX_REFUSED = 32
 MAX_REASON = 2048
-Refusal = tuple[str, str, str | None]  # the error's kind ("tampered" or "untrusted"), message, hint
+# the error's kind ("tampered" or "untrusted"), its message, hint and hint in the MCP tools'
+# words (round 21: the kept refusal had lost it, and a later `sync` tool call said no fix)
+Refusal = tuple[str, str, str | None, str | None]
 
 
 def _refused_file(common_dir: Path) -> Path:
@@ -145,23 +147,27 @@ def _load_refused(common_dir: Path) -> list[list[object]]:
         return []  # unreadable, or refused under other rules: checked again
     tips = raw.get("tips")
     return (
-        [t for t in tips if isinstance(t, list) and len(t) == 5] if isinstance(tips, list) else []
+        [t for t in tips if isinstance(t, list) and len(t) == 6] if isinstance(tips, list) else []
     )
 
 
 def load_refused(common_dir: Path, where: str, commit: str) -> Refusal | None:
     """How the policy refused `commit` as `where` under the current rules, or None."""
-    for name, tip, kind, message, hint in _load_refused(common_dir):
+    for name, tip, kind, message, hint, tool_hint in _load_refused(common_dir):
         if name == where and tip == commit and isinstance(kind, str) and isinstance(message, str):
-            return kind, message, hint if isinstance(hint, str) else None
+            return kind, message, _text(hint), _text(tool_hint)
     return None
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def save_refused(common_dir: Path, where: str, commit: str, refusal: Refusal) -> None:
     """Record that the policy refused `commit` as `where` (inside the repository lock)."""
-    kind, message, hint = refusal
-    cut = None if hint is None else hint[:MAX_REASON]
-    entry: list[object] = [where, commit, kind, message[:MAX_REASON], cut]
+    kind, message, *hints = refusal
+    cut = [None if h is None else h[:MAX_REASON] for h in hints]
+    entry: list[object] = [where, commit, kind, message[:MAX_REASON], *cut]
     tips = [t for t in _load_refused(common_dir) if t[:2] != [where, commit]]
     tips = [*tips, entry][-MAX_REFUSED:]
     write_no_links(

@@ -49,6 +49,11 @@ WHAT_IT_IS = ("GM109", "GM110")
 PREFETCH_BYTES = 2 * 1024 * 1024  # held at once: a first sync of 100,000 files holds no more
 MAX_ENTRIES = 2 * MAX_FILES  # files and folders: a tree of MAX_FILES files in folders passes
 REFUSED_HINT = "the ref was refused; nothing was written (gitmem validate shows every finding)"
+# the same in the MCP tools' words: no tool can clear a remote's ref (round 21)
+REFUSED_TOOL_HINT = (
+    "nothing of the ref was written; tell the user: `gitmem validate` shows every "
+    "finding, and the ref's author must fix it on the remote"
+)
 # a fetched tree is checked along its changes from a tree that passed when at most this many
 # entries changed; more, and the whole tree is checked (bounded the same way)
 MAX_CHANGES = 4096
@@ -268,12 +273,16 @@ def check_tree(
                 f"{ref}: {first}{more} (commit {commit[:12]})",
                 "someone with push access wrote to your encrypted personal ref; nothing was "
                 "written — inspect it with git log, then run gitmem sync again once repaired",
+                tool_hint="nothing was written; tell the user: someone with push access wrote "
+                "to their encrypted personal ref, and it needs their repair before a sync",
             )
-        raise UntrustedTreeError(f"{ref}: {first}{more}", REFUSED_HINT)
+        raise UntrustedTreeError(f"{ref}: {first}{more}", REFUSED_HINT, tool_hint=REFUSED_TOOL_HINT)
     meta = repo.tree_entry(repo.read_commit(commit)[0], META_FILE)
     try:
         if meta is None:  # checked above; kept for a tree that changed under us
             raise MetaError(f"no {META_FILE}: not a gitmem ref")
         return parse_meta(repo.read_blob(meta, keep=True)), findings, counts
     except MetaError as exc:
-        raise UntrustedTreeError(f"{ref}: {exc}", REFUSED_HINT) from None
+        raise UntrustedTreeError(
+            f"{ref}: {exc}", REFUSED_HINT, tool_hint=REFUSED_TOOL_HINT
+        ) from None

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.writerflood import WRITERS
+from benchmarks.writerflood import plant_writers as _plant_writers
 from tests.beyond.test_redteam_writers import (
-    WRITERS,
     _loose_tracking_refs,
-    _plant_writers,
 )
 from tests.support.teammates import Shared
 from tests.support.world import World, write_files

@@ -8,16 +8,16 @@ import os
 import stat
 from pathlib import Path
 
+from benchmarks.writerflood import WRITERS
+from benchmarks.writerflood import commits_on_team as _commits_on_team
+from benchmarks.writerflood import plant_writers as _plant_writers
 from gitmem.project.scopes import Scope
 from gitmem.project.state import folder_owner
 from gitmem.sync.session import _same_owner
 from tests.beyond.test_redteam_writers import (
     LOOSE_BOUND,
-    WRITERS,
-    _commits_on_team,
     _git_commands,
     _loose_tracking_refs,
-    _plant_writers,
     _remote_writers,
 )
 from tests.support.teammates import Shared

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
+from benchmarks.writerflood import TEAM, WRITERS
+from benchmarks.writerflood import commits_on_team as _commits_on_team
+from benchmarks.writerflood import plant_writers as _plant_writers
 from tests.support.teammates import Shared
 from tests.support.world import World, folder_bytes
-
-TEAM = "refs/gitmem/team"
-WRITERS = "refs/gitmem/writers/team/"
 
 
 @pytest.fixture(autouse=True)
@@ -50,46 +50,6 @@ def _tree_with(world: World, base_tree: str, files: dict[str, bytes]) -> str:
     )
     index.unlink()
     return done.stdout.decode().strip()
-
-
-def _plant_writers(world: World, refs: dict[str, str]) -> None:
-    """Create each ref (name -> object id) in the remote in one transaction."""
-    lines = "".join(f"create {name} {oid}\n" for name, oid in refs.items())
-    subprocess.run(
-        ["git", "update-ref", "--stdin"],
-        cwd=world.remote,
-        input=lines.encode(),
-        env=world.env,
-        check=True,
-    )
-
-
-def _commits_on_team(world: World, count: int, tree: str | None = None) -> list[str]:
-    """`count` distinct commits on top of the remote's team tip (its tree, or `tree`)."""
-    tip = world.plumb(world.remote, "rev-parse", TEAM)
-    tree = tree or world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
-    script = "".join(
-        f"commit refs/plant/{i}\ncommitter M <m@example.com> 1700000000 +0000\n"
-        f'data {len(str(i)) + 2}\nw{i}\n\nfrom {tip}\nM 040000 {tree} ""\n'
-        for i in range(count)
-    )
-    # fast-import: thousands of commits in one process (commit-tree is one each)
-    subprocess.run(
-        ["git", "fast-import", "--quiet"],
-        cwd=world.remote,
-        input=script.encode(),
-        env=world.env,
-        check=True,
-    )
-    # their ids in one listing (a rev-parse each cost a flood of 2,000 about 8 s)
-    listed = world.plumb(
-        world.remote, "for-each-ref", "--format=%(refname) %(objectname)", "refs/plant/"
-    )
-    tips = dict(line.split(" ") for line in listed.splitlines())
-    made = [tips[f"refs/plant/{i}"] for i in range(count)]
-    drop = "".join(f"delete refs/plant/{i}\n" for i in range(count))
-    world.plumb(world.remote, "update-ref", "--stdin", data=drop.encode())
-    return made
 
 
 def _traced(world: World, clone: Path, *args: str) -> tuple[list[dict[str, Any]], str]:

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from gitmem.errors import TOOL_HINTS
 from gitmem.policy import checkedtrees
-from gitmem.policy.treecheck import check_tree
+from gitmem.policy.treecheck import REFUSED_TOOL_HINT, check_tree
 from gitmem.sync import gatecheck
 from tests.support.teammates import Shared
 from tests.support.world import World
@@ -106,12 +107,56 @@ def test_the_kept_refusals_are_bounded(tmp_path: Path) -> None:
     (tmp_path / "gitmem").mkdir(mode=0o700)
     long = "x" * (checkedtrees.MAX_REASON * 4)
     for i in range(checkedtrees.MAX_REFUSED + 10):
-        checkedtrees.save_refused(tmp_path, "origin/team", f"{i:040x}", ("untrusted", long, None))
+        checkedtrees.save_refused(
+            tmp_path, "origin/team", f"{i:040x}", ("untrusted", long, None, long)
+        )
     kept = json.loads((tmp_path / "gitmem" / "refused.json").read_text())["tips"]
     assert len(kept) == checkedtrees.MAX_REFUSED
     assert checkedtrees.load_refused(tmp_path, "origin/team", f"{0:040x}") is None
     newest = checkedtrees.load_refused(tmp_path, "origin/team", f"{41:040x}")
-    assert newest == ("untrusted", "x" * checkedtrees.MAX_REASON, None)
+    cut = "x" * checkedtrees.MAX_REASON
+    assert newest == ("untrusted", cut, None, cut)
     assert checkedtrees.load_refused(tmp_path, "origin/other", f"{41:040x}") is None
     size = (tmp_path / "gitmem" / "refused.json").stat().st_size
-    assert size < checkedtrees.MAX_REFUSED * (checkedtrees.MAX_REASON + 200)
+    assert size < checkedtrees.MAX_REFUSED * (2 * checkedtrees.MAX_REASON + 200)
+
+
+def test_a_refusal_told_again_keeps_its_tool_hint(
+    synced: Shared, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Round 21: refused.json kept the hint but not the hint in the MCP tools' words, so the
+    `sync` tool's second call told the agent the refusal without how to fix it."""
+    world, alice, bob = synced.world, synced.alice, synced.bob
+    hostile = _hostile_tip(world, alice, "run.sh")
+    walked = _counting(monkeypatch)
+    monkeypatch.setitem(world.env, TOOL_HINTS, "1")  # as the MCP server runs its child sync
+    first = world.gitmem("-C", str(bob), "sync")
+    hint = next(line for line in first.err.splitlines() if line.startswith("hint: "))
+    assert hint == f"hint: {REFUSED_TOOL_HINT}", first.err
+    second = world.gitmem("-C", str(bob), "sync")
+    assert walked.count(hostile) == 1  # told from the kept refusal ...
+    assert (second.code, second.err) == (first.code, first.err)  # ... in the same lines
+
+
+def test_a_refused_tip_is_held_so_the_next_fetch_walks_nothing(synced: Shared) -> None:
+    """Round 21: the refused fetch put the tracking ref back, so the remote's tip was
+    reachable from no ref and every later `git fetch` walked its whole tree again (git's
+    connectivity check of objects it holds: 0.3 s for 1,000,000 files, docs/reliability.md).
+    It is now held on a ref of its own, which nothing merges or pushes; a tip that passes
+    lets it go."""
+    world, alice, bob = synced.world, synced.alice, synced.bob
+    tracking = "refs/gitmem-remotes/origin/team"
+    held = gatecheck.refused_hold(tracking)
+    before = world.plumb(bob, "rev-parse", tracking)
+    hostile = _hostile_tip(world, alice, "run.sh")
+    assert _sync(world, bob)[0] != 0
+    assert world.plumb(bob, "for-each-ref", "--format=%(refname)", "--contains", hostile) == held
+    assert world.plumb(bob, "rev-parse", tracking) == before  # never taken
+    assert _sync(world, bob)[0] != 0  # refused again: the same tip, still held
+    assert world.plumb(bob, "rev-parse", held) == hostile
+
+    world.git("push", "-qf", str(world.remote), f"{before}:refs/gitmem/team", cwd=alice)
+    (world.scope_path(alice, "team") / "news.md").write_text("---\nname: news\n---\nnews\n")
+    world.ok("-C", str(alice), "sync")  # an honest tip over the hostile one
+    world.ok("-C", str(bob), "sync")
+    assert world.plumb(bob, "for-each-ref", held) == ""  # let go

@@ -13,14 +13,13 @@ from typing import Any
 
 import pytest
 
+from benchmarks.writerflood import TEAM, WRITERS
+from benchmarks.writerflood import commits_on_team as _commits_on_team
+from benchmarks.writerflood import plant_writers as _plant_writers
 from tests.beyond.test_redteam_writers import (
     LOOSE_BOUND,
-    TEAM,
-    WRITERS,
-    _commits_on_team,
     _git_commands,
     _loose_tracking_refs,
-    _plant_writers,
     _remote_writers,
     _tree_with,
 )

@@ -10,8 +10,9 @@ of its own (it lacks it, or rewrote the same base block into it)."""
 
 from __future__ import annotations
 
+from benchmarks.mergecases import INDEX
+from benchmarks.mergecases import merge3 as _merge3
 from merge_drivers import merge_file
-from tests.merge_drivers.test_properties import INDEX, _merge3
 
 # base, a, b, c: drawn by `python -m benchmarks.merge_laws --seed 2/3/4` (not idempotent before)
 IDEMPOTENT = {

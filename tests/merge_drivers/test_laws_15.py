@@ -30,7 +30,7 @@ def test_the_known_merge_law_failures_only_go_down(seed: int) -> None:
     cases = recorded(3000, seed)
     if cases is None:  # another generator: drawn afresh, as measure does
         warnings.warn(
-            "tests/merge_drivers/laws_15_draws.json.xz is not of today's generator: "
+            "benchmarks/laws_15_draws.json.xz is not of today's generator: "
             "python -m benchmarks.merge_laws --record",
             stacklevel=1,
         )

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.strategies import render
 from merge_drivers import SideInfo, merge_file
 from merge_drivers.archive import ARCHIVE_HEADER, ARCHIVE_NAME, PLACES_TITLE, places
-from tests.merge_drivers.strategies import render
 from tests.merge_drivers.test_archive_value import fits
 from tests.support.mergesetup import through_git_merge, through_sync
 from tests.support.world import World

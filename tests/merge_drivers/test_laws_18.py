@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.mergecases import merge3 as _merge3
+from benchmarks.mergecases import unconvergeable as _unconvergeable
+from benchmarks.strategies import render
 from merge_drivers import SideInfo, merge_file
 from merge_drivers.archive import ARCHIVE_NAME, PLACES_TITLE, place_id, places
 from merge_drivers.indexdoc import parse
-from tests.merge_drivers.strategies import render
 from tests.merge_drivers.test_archive_value import fits
-from tests.merge_drivers.test_properties import _merge3, _unconvergeable
 
 INDEX = "team/MEMORY.md"
 DRAWS = Path(__file__).parent / "data" / "laws18_draws.json"

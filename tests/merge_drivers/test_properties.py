@@ -5,12 +5,15 @@ from __future__ import annotations
 from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
+from benchmarks.mergecases import merge3 as _merge3
+from benchmarks.mergecases import repeats as _repeats
+from benchmarks.mergecases import unconvergeable as _unconvergeable
+from benchmarks.strategies import docs, four_way, render, three_way
 from merge_drivers import MergeResult, SideInfo, merge_file
-from merge_drivers.index import ARCHIVE_HEADER, ARCHIVE_NAME, _view, measure, parse
-from merge_drivers.indexdoc import Index, Key, Node, bullet_body, link_target, norm
+from merge_drivers.index import ARCHIVE_HEADER, ARCHIVE_NAME, measure, parse
+from merge_drivers.indexdoc import bullet_body, link_target, norm
 
 from .conftest import examples
-from .strategies import docs, four_way, render, three_way
 
 INDEX = "team/MEMORY.md"
 
@@ -95,72 +98,6 @@ def test_index_merge_never_leaves_conflict_markers(case: tuple[bytes, bytes, byt
     result = merge_file(INDEX, *case)
     assert result.data is not None
     assert b"<<<<<<<" not in result.data and b">>>>>>>" not in result.data
-
-
-def _unconvergeable(base: bytes, *replicas: bytes) -> bool:
-    """The class the convergence property leaves out, counted instead
-    (`test_the_cases_left_out_of_convergence_stay_counted`; docs/merge.md, Known limits).
-
-    A replica writes a new heading right above a base item X, another deletes X and a third
-    modifies it (`_heading_over_a_disputed_item`). Only some of these fail (18 of 31 in seeds
-    1 and 2 of `benchmarks.merge_laws`), so the skip is wider than the failures; no detector
-    of exactly the failing ones is known.
-
-    No longer left out: a base heading H that one replica deletes, another modifies and a
-    third keeps while filing a new item under it. A deleted heading now stays when the result
-    files a new item under it, and every order converges on this class (all 7 such cases of
-    seeds 1 and 2; test_index_model): the property checks it like any other case."""
-    bv = _view(parse(base.decode()), [], None)
-    heads = {k for k, nd in bv.items() if nd.kind == "head"}
-    read = [parse(r.decode()) for r in replicas]  # once each (round 20: was read twice)
-    views = [_view(r, [], heads) for r in read]
-    return _heading_over_a_disputed_item(bv, views, read)
-
-
-def _heading_over_a_disputed_item(
-    bv: dict[Key, Node], views: list[dict[Key, Node]], replicas: list[Index]
-) -> bool:
-    """The same class for a regrouping (docs/merge.md, Known limits): a replica writes a new
-    heading right above a base item X, another deletes X and a third modifies it. Merged with
-    the deleter first, nothing says the heading was above X (it heads what follows); the
-    modifier then brings X back below it. The other order keeps the heading above X. X is any
-    item of the run right below the heading that another replica deletes (round 18: E1 of E0-E3
-    deleted, tests/merge_drivers/test_laws_18.py); the first item none deletes ends the run."""
-    changed = [
-        {k for k in bv if k in v and (v[k].text, v[k].gap) != (bv[k].text, bv[k].gap)}
-        for v in views
-    ]
-    gone = [{k for k in bv if k not in v} for v in views]
-    for i, replica in enumerate(replicas):
-        others = [j for j in range(len(replicas)) if j != i]
-        run = False
-        for it in replica.items:
-            if it.key not in bv:
-                run = run or it.kind == "head"
-                continue
-            if run and it.kind != "head":
-                deleted = any(it.key in gone[j] for j in others)
-                if deleted and any(it.key in changed[j] for j in others):
-                    return True
-                if deleted:  # merged with the deleter first, the heading heads what follows
-                    continue
-            run = False
-    return False
-
-
-def _merge3(
-    base: bytes, a: bytes, b: bytes, c: bytes, ab: bytes | None = None
-) -> tuple[bytes, bytes, bytes]:
-    """`c` merged into `a` merged with `b`, and the two rotations; `ab`: the first merge, when
-    the caller has it (`benchmarks.merge_laws` checks it for idempotence too)."""
-
-    def merge(x: bytes, y: bytes) -> bytes:
-        data = merge_file(INDEX, base, x, y).data
-        assert data is not None
-        return data
-
-    first = merge(a, b) if ab is None else ab
-    return merge(first, c), merge(merge(b, c), a), merge(merge(c, a), b)
 
 
 # What `benchmarks.merge_laws --cases 300 --seed 1` counts today (docs/merge.md, Known limits):
@@ -442,7 +379,7 @@ def test_any_bytes_give_a_symmetric_result(
 def _title_dropped(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, bytes]:
     """A base under a title; one replica writes a heading above the title, another drops the
     title (and may edit more), a third edits anything."""
-    from .strategies import HEADINGS, docs, edited
+    from benchmarks.strategies import HEADINGS, docs, edited
 
     base = ["# Memory", *draw(docs)]
     a = draw(edited(base))
@@ -463,16 +400,6 @@ def _blank_before_title(data: bytes) -> bool:
 
 def _plain(data: bytes) -> bool:
     return any(x.startswith(b"- ") and not x.startswith(b"- [") for x in data.split(b"\n"))
-
-
-def _repeats(data: bytes) -> bool:
-    """A line written twice (a link to one target counts as one line, whatever its hook)."""
-    lines = [
-        x.split(b"](", 1)[1].split(b")", 1)[0] if x.startswith(b"- [") and b"](" in x else x
-        for x in data.split(b"\n")
-        if x.strip()
-    ]
-    return len(lines) != len(set(lines))
 
 
 @settings(max_examples=examples())

@@ -7,12 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from benchmarks.strategies import three_way
 from merge_drivers import merge_file
 from merge_drivers.style import plain
 from merge_drivers.text import content_key
 
 from .conftest import examples
-from .strategies import three_way
 
 PATHS = ["notes/build.md", "notes/log.txt"]
 

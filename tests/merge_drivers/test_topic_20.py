@@ -182,7 +182,8 @@ LAWS_INDEX = "team/MEMORY.md"
 
 def _converged(base: str, a: str, b: str, c: str) -> bytes:
     """The one result of the three merge orders, each first merge checked idempotent."""
-    from .test_properties import _merge3, _unconvergeable
+    from benchmarks.mergecases import merge3 as _merge3
+    from benchmarks.mergecases import unconvergeable as _unconvergeable
 
     texts = tuple(x.encode() for x in (base, a, b, c))
     assert not _unconvergeable(*texts)
