@@ -439,9 +439,14 @@ def _title_dropped(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, bytes]:
     from .strategies import HEADINGS, docs, edited
 
     base = ["# Memory", *draw(docs)]
+    # the property leaves out texts that write a line twice: each replica is given up on as
+    # soon as it does, not after all four are drawn (~⅔ of the draws were given up; #23)
+    assume(not _repeats(render(base)))
     a = draw(edited(base))
     a.insert(0, draw(st.sampled_from(HEADINGS[1:])))
+    assume(not _repeats(render(a)))
     b = draw(edited([x for x in base if x != "# Memory"]))
+    assume(not _repeats(render(b)))
     c = draw(edited(base))
     return render(base), render(a), render(b), render(c)
 
