@@ -67,14 +67,36 @@ def test_ci_installs_once_then_lints_then_runs_the_readme_tests(tmp_path: Path) 
         ["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True, timeout=60
     )
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (tmp_path / "log").read_text().splitlines() == [
-        "setup",
-        "ruff check .",
-        "ruff format --check .",
-        "mypy ",
-        "python -m pytest -n auto",
-    ]
+    log = (tmp_path / "log").read_text().splitlines()
+    # mypy runs beside pytest (round 21, #23): either may log first
+    assert log[:3] == ["setup", "ruff check .", "ruff format --check ."], log
+    assert sorted(log[3:]) == ["mypy ", "python -m pytest -n auto"], log
     assert "pip install" not in (REPO_ROOT / ".ci" / "run").read_text()
     (tmp_path / "README.md").write_text("<!-- test-command -->\n```sh\nsh mk.sh\n```\n")
     result = subprocess.run(["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True)
     assert result.returncode == 1 and "SETUP && TESTS" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize("failing", ["mypy", "python"])
+def test_ci_fails_on_a_type_error_or_a_test_failure_and_prints_the_type_report(
+    tmp_path: Path, failing: str
+) -> None:
+    """mypy runs beside pytest (round 21, #23): either one failing fails the run, with its exit
+    code, and mypy's report is printed whole after the tests' output, not interleaved."""
+    (tmp_path / ".ci").mkdir()
+    shutil.copy(REPO_ROOT / ".ci" / "run", tmp_path / ".ci" / "run")
+    (tmp_path / "mk.sh").write_text(
+        "mkdir -p .venv/bin\n"
+        "for t in ruff mypy python; do\n"
+        '  printf \'#!/bin/sh\\necho "%s report"\\n\' "$t" > .venv/bin/$t\n'
+        f"  [ $t = {failing} ] && echo 'exit 3' >> .venv/bin/$t\n"
+        "  chmod +x .venv/bin/$t\ndone\n"
+    )
+    command = "sh mk.sh && .venv/bin/python -m pytest -n auto"
+    (tmp_path / "README.md").write_text(f"x\n<!-- test-command -->\n```sh\n{command}\n```\n")
+    result = subprocess.run(
+        ["bash", ".ci/run"], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 3, result.stdout + result.stderr
+    out = result.stdout
+    assert out.index("python report") < out.index("+ .venv/bin/mypy") < out.index("mypy report")

@@ -4,7 +4,9 @@ line), so headings, fences, comments, tables and rules read alike in both models
 
 from __future__ import annotations
 
-from hypothesis import assume, given, settings
+from itertools import permutations
+
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from merge_drivers import SideInfo, merge_file
@@ -132,14 +134,21 @@ def test_the_same_hook_words_changed_on_both_sides_go_to_the_more_confident_topi
 
 
 WORDS = ["run", "make", "-j8", "before", "the", "tests", "on", "every", "branch"]
+# three places of WORDS two words apart at least, in every order: drawn so, not drawn freely
+# and given up on (5 draws of 6 were, 1,828 for 300 examples; round 21, #23)
+SPACED = [
+    p
+    for p in permutations(range(len(WORDS)), 3)
+    if sorted(p)[1] - sorted(p)[0] >= 2 and sorted(p)[2] - sorted(p)[1] >= 2
+]
 
 
 @settings(max_examples=examples())
 @given(
-    st.lists(
-        st.tuples(st.integers(0, len(WORDS) - 1), st.sampled_from(["-j16", "lint", "", "CI"])),
-        min_size=3,
-        max_size=3,
+    st.builds(
+        lambda at, words: list(zip(at, words, strict=True)),
+        st.sampled_from(SPACED),
+        st.lists(st.sampled_from(["-j16", "lint", "", "CI"]), min_size=3, max_size=3),
     )
 )
 def test_three_replicas_editing_hook_words_converge(edits: list[tuple[int, str]]) -> None:
@@ -147,7 +156,7 @@ def test_three_replicas_editing_hook_words_converge(edits: list[tuple[int, str]]
     same or neighbouring words: a winner between merged versions, docs/merge.md, Known limits);
     every merge order gives one index, and merging a replica in again changes nothing."""
     places = sorted(at for at, _ in edits)
-    assume(places[1] - places[0] >= 2 and places[2] - places[1] >= 2)
+    assert places[1] - places[0] >= 2 and places[2] - places[1] >= 2
     base = f"# Memory\n- [Build](build.md) — {' '.join(WORDS)}\n"
     sides = []
     for at, word in edits:

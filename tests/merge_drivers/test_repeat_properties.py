@@ -23,8 +23,13 @@ def _doc(blocks: list[str], sep: str) -> bytes:
 
 
 @st.composite
-def _side(draw: st.DrawFn, base: list[str], tag: str) -> tuple[list[str], str | None, int]:
-    out, k = list(base), draw(st.integers(0, len(base) - 1))
+def _side(
+    draw: st.DrawFn, base: list[str], tag: str, taken: int | None = None
+) -> tuple[list[str], str | None, int]:
+    """A side's change at a place of `base` other than `taken` (the other side's: the same
+    place is a conflict, decided and told), drawn so rather than given up on (#23)."""
+    k = draw(st.integers(0, len(base) - 1 - (taken is not None)))
+    out, k = list(base), k + (taken is not None and k >= taken)
     what = draw(st.sampled_from(["reword", "copy", "new"]))
     if what == "reword":
         out[k] = f"{out[k]} {tag}"
@@ -41,8 +46,7 @@ def _repeated(draw: st.DrawFn) -> tuple[bytes, bytes, bytes, list[str | None], l
     base[i] = base[j]  # one block stands at least twice
     assume(len(set(base)) < len(base))
     ours, o_text, o_at = draw(_side(base, "ours"))
-    theirs, t_text, t_at = draw(_side(base, "theirs"))
-    assume(o_at != t_at)  # the same place is a conflict, decided and told
+    theirs, t_text, t_at = draw(_side(base, "theirs", o_at))
     sep = draw(st.sampled_from(["\n", ""]))  # blocks, or lines of one paragraph
     untouched = [w for k, block in enumerate(base) if k not in (o_at, t_at) for w in block.split()]
     doc = _doc(base, sep), _doc(ours, sep), _doc(theirs, sep)
