@@ -158,6 +158,8 @@ def merge_blocks(
     zu, au, bu = _moves_replayed(zu, au, bu)
     zu, bu = _sections_moved(zu, au, bu)
     zu, au = _sections_moved(zu, bu, au)
+    zu, bu = _children_moved(zu, au, bu)
+    zu, au = _children_moved(zu, bu, au)
     zu, bu = _outdented(zu, au, bu)
     zu, au = _outdented(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
@@ -524,6 +526,84 @@ def _outdented(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Uni
         at = b.index(bu[j])
         b[at : at + 1] = [Unit(bu[j].gap, split[0].block), split[1]]
     return z, b
+
+
+def _without(lines: list[bytes], part: list[bytes]) -> list[bytes] | None:
+    """`lines` with the one run of lines `part` taken out, None unless it stands there once."""
+    n = len(part)
+    at = [k for k in range(len(lines) - n + 1) if lines[k : k + n] == part]
+    return lines[: at[0]] + lines[at[0] + n :] if len(at) == 1 else None
+
+
+def _children_moved(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit]]:
+    """A nested item `a` moved, as it was, from one top-level item to another (`Redis` from
+    under `Backend` to under `Frontend`): moved on the base and on `b` too, `b`'s version of
+    it with it — so a nested item moved on one side and edited on the other lands moved AND
+    edited, once (#24, round 21: before, the edit stood taken out of its list under the old
+    parent and the moved copy unedited under the new one). Parents are found by their own
+    first line, written once on every side; only when `b` kept the new parent as the base
+    has it and edited the item where it stood; one move per merge."""
+    kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
+    gone = [i for i, u in enumerate(zu) if u.kind == "item" and kz[i] not in ka]
+    if len(gone) < 2 or kz in (ka, kb) or len(gone) * (len(au) + len(bu)) > 4_000:
+        return zu, bu
+    for i in gone:
+        p, ja, jb = zu[i].block, _by_head(au, zu[i]), _by_head(bu, zu[i])
+        if p is None or ja is None or jb is None:
+            continue
+        for n, c in enumerate(_items(p)):
+            if _without(au[ja].body, c.lines) is not None:
+                continue  # `a` kept it under its parent
+            for q in gone:
+                qa, qb = _by_head(au, zu[q]), _by_head(bu, zu[q])
+                if q == i or qa is None or qb is None or kb[qb] != kz[q]:
+                    continue
+                # the new parent: the base's lines and this item alone (as it was or edited)
+                ca = next(
+                    (
+                        k
+                        for k in _items(au[qa].block)
+                        if _without(au[qa].body, k.lines) == zu[q].body
+                        and (k.lines == c.lines or likeness(k.key(), c.key()) >= ALIKE)
+                    ),
+                    None,
+                )
+                kids = _items(bu[jb].block)
+                if ca is None or n >= len(kids) or kids[n].level != c.level:
+                    continue
+                cb = kids[n]
+                if cb.lines == c.lines or likeness(cb.key(), c.key()) < ALIKE:
+                    continue
+                lines = au[qa].body
+                at = ca.start - (au[qa].block or ca).start
+                end = at + len(ca.lines)
+                pz, pb = _without(p.lines, c.lines), _without(bu[jb].body, cb.lines)
+                new = [
+                    _one(x, [])
+                    for x in (
+                        pz or [],
+                        pb or [],
+                        lines[:at] + c.lines + lines[end:],
+                        lines[:at] + cb.lines + lines[end:],
+                    )
+                ]
+                found = [x.block for x in new if x is not None and x.block is not None]
+                if pz is None or pb is None or len(found) != 4:
+                    continue
+                z, b = list(zu), list(bu)
+                z[i], z[q] = Unit(zu[i].gap, found[0]), Unit(zu[q].gap, found[2])
+                b[jb], b[qb] = Unit(bu[jb].gap, found[1]), Unit(bu[qb].gap, found[3])
+                return z, b
+    return zu, bu
+
+
+def _by_head(us: list[Unit], u: Unit) -> int | None:
+    """The one unit of `us` that starts with `u`'s first line (an item's own line)."""
+    first = u.body[:1]
+    found = [k for k, x in enumerate(us) if x.kind == "item" and x.body[:1] == first]
+    return found[0] if len(found) == 1 else None
 
 
 def _items(p: Block | None) -> list[Block]:
@@ -1039,6 +1119,11 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
         return
     if _merge_item(out, z, a, b, side, why) or _merge_fence(out, z, a, b):
         return
+    if z.kind == a.kind == b.kind == "table":
+        from merge_drivers.fine import widened
+
+        a = _one(widened(z.body, a.body, b.body), a.gap) or a
+        b = _one(widened(z.body, b.body, a.body), b.gap) or b
     _merge_lines(out, [z], [a], [b], side, why)
 
 
