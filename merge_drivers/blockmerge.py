@@ -852,6 +852,9 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
+    if ka == kb and len(z) == len(a) == len(b):  # alike, but for the blanks at line ends?
+        blanks = [_blanks_restyled(x, y, w) for x, y, w in zip(z, a, b, strict=True)]
+        a = [u or y for u, y in zip(blanks, a, strict=True)]
     if ka == kb or kb == kz:
         for u in a:
             out.unit(u)
@@ -1117,6 +1120,9 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
     if a.lines == z.lines:
         out.unit(b)
         return
+    if (u := _blanks_restyled(z, a, b)) is not None:
+        out.unit(u)
+        return
     if _merge_item(out, z, a, b, side, why) or _merge_fence(out, z, a, b):
         return
     if z.kind == a.kind == b.kind == "table":
@@ -1125,6 +1131,38 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
         a = _one(widened(z.body, a.body, b.body), a.gap) or a
         b = _one(widened(z.body, b.body, a.body), b.gap) or b
     _merge_lines(out, [z], [a], [b], side, why)
+
+
+def _blanks_restyled(z: Unit, a: Unit, b: Unit) -> Unit | None:
+    """A block whose line-end blanks a side changed (trailing spaces stripped, CRLF) while
+    both kept its lines one for one and no line's text was changed two ways: each line's text
+    as the side that changed it wrote it, its blanks and line end as the side that changed
+    them (both: the winner `a`'s) — an edit written as the re-formatting side formats (#24,
+    round 21: before, a line one side edited kept the trailing blanks the other stripped).
+    Blanks added to a line the other side rewrote are not kept: a rewrite is not beaten by
+    whitespace. None when no side changed blanks (the other merges decide, as they did)."""
+    if not (len(z.body) == len(a.body) == len(b.body)):
+        return None
+    lines, restyled = [], False
+    for lz, la, lb in zip(z.body, a.body, b.body, strict=True):
+        (cz, bz, ez), (ca, ba, ea), (cb, bb, eb) = (_tail(x) for x in (lz, la, lb))
+        if ca != cz and cb != cz and ca != cb:
+            return None  # the text changed two ways: the line's own merge
+        restyled = restyled or (ba, ea) != (bz, ez) or (bb, eb) != (bz, ez)
+        text = cb if ca == cz else ca
+        by_a = ba != bz  # whose blanks: the side that changed them
+        blanks = ba if by_a else bb
+        if len(blanks) > len(bz) and text != cz and by_a == (ca == cz):
+            blanks = bb if by_a else ba  # blanks added where the other side rewrote
+        lines.append(text + blanks + (eb if ea == ez else ea))
+    return _one(lines, a.gap if a.gap != z.gap else b.gap) if restyled else None
+
+
+def _tail(line: bytes) -> tuple[bytes, bytes, bytes]:
+    """A line's text, the blanks after it and its line end."""
+    end = len(line.rstrip(b"\r\n"))
+    n = len(line[:end].rstrip(b" \t"))
+    return line[:n], line[n:end], line[end:]
 
 
 def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:

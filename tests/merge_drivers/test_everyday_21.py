@@ -212,8 +212,7 @@ SWEEP: dict[str, SweepCase] = {
         BLANKS,
         b"Notes:\n\n- cache TTL is 60 s\n- retries: 3\n",
         sub(BLANKS, ("60 s", "90 s")),
-        # acceptable: the edited line keeps the trailing blanks the other side stripped
-        b"Notes:\n\n- cache TTL is 90 s  \n- retries: 3\n",
+        b"Notes:\n\n- cache TTL is 90 s\n- retries: 3\n",
     ),
     "a tab-indented list re-indented with spaces vs a child edited": (
         T,
