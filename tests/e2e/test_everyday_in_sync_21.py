@@ -27,6 +27,7 @@ IN_SYNC = (
 )
 
 
+@pytest.mark.slow
 def test_the_twenty_first_sweep_through_git_merge_both_directions(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
