@@ -158,6 +158,8 @@ def merge_blocks(
     zu, au, bu = _moves_replayed(zu, au, bu)
     zu, bu = _sections_moved(zu, au, bu)
     zu, au = _sections_moved(zu, bu, au)
+    zu, bu = _children_moved(zu, au, bu)
+    zu, au = _children_moved(zu, bu, au)
     zu, bu = _outdented(zu, au, bu)
     zu, au = _outdented(zu, bu, au)
     zu, bu = _units_moved(zu, au, bu)
@@ -526,6 +528,84 @@ def _outdented(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[Uni
     return z, b
 
 
+def _without(lines: list[bytes], part: list[bytes]) -> list[bytes] | None:
+    """`lines` with the one run of lines `part` taken out, None unless it stands there once."""
+    n = len(part)
+    at = [k for k in range(len(lines) - n + 1) if lines[k : k + n] == part]
+    return lines[: at[0]] + lines[at[0] + n :] if len(at) == 1 else None
+
+
+def _children_moved(
+    zu: list[Unit], au: list[Unit], bu: list[Unit]
+) -> tuple[list[Unit], list[Unit]]:
+    """A nested item `a` moved, as it was, from one top-level item to another (`Redis` from
+    under `Backend` to under `Frontend`): moved on the base and on `b` too, `b`'s version of
+    it with it — so a nested item moved on one side and edited on the other lands moved AND
+    edited, once (#24, round 21: before, the edit stood taken out of its list under the old
+    parent and the moved copy unedited under the new one). Parents are found by their own
+    first line, written once on every side; only when `b` kept the new parent as the base
+    has it and edited the item where it stood; one move per merge."""
+    kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
+    gone = [i for i, u in enumerate(zu) if u.kind == "item" and kz[i] not in ka]
+    if len(gone) < 2 or kz in (ka, kb) or len(gone) * (len(au) + len(bu)) > 4_000:
+        return zu, bu
+    for i in gone:
+        p, ja, jb = zu[i].block, _by_head(au, zu[i]), _by_head(bu, zu[i])
+        if p is None or ja is None or jb is None:
+            continue
+        for n, c in enumerate(_items(p)):
+            if _without(au[ja].body, c.lines) is not None:
+                continue  # `a` kept it under its parent
+            for q in gone:
+                qa, qb = _by_head(au, zu[q]), _by_head(bu, zu[q])
+                if q == i or qa is None or qb is None or kb[qb] != kz[q]:
+                    continue
+                # the new parent: the base's lines and this item alone (as it was or edited)
+                ca = next(
+                    (
+                        k
+                        for k in _items(au[qa].block)
+                        if _without(au[qa].body, k.lines) == zu[q].body
+                        and (k.lines == c.lines or likeness(k.key(), c.key()) >= ALIKE)
+                    ),
+                    None,
+                )
+                kids = _items(bu[jb].block)
+                if ca is None or n >= len(kids) or kids[n].level != c.level:
+                    continue
+                cb = kids[n]
+                if cb.lines == c.lines or likeness(cb.key(), c.key()) < ALIKE:
+                    continue
+                lines = au[qa].body
+                at = ca.start - (au[qa].block or ca).start
+                end = at + len(ca.lines)
+                pz, pb = _without(p.lines, c.lines), _without(bu[jb].body, cb.lines)
+                new = [
+                    _one(x, [])
+                    for x in (
+                        pz or [],
+                        pb or [],
+                        lines[:at] + c.lines + lines[end:],
+                        lines[:at] + cb.lines + lines[end:],
+                    )
+                ]
+                found = [x.block for x in new if x is not None and x.block is not None]
+                if pz is None or pb is None or len(found) != 4:
+                    continue
+                z, b = list(zu), list(bu)
+                z[i], z[q] = Unit(zu[i].gap, found[0]), Unit(zu[q].gap, found[2])
+                b[jb], b[qb] = Unit(bu[jb].gap, found[1]), Unit(bu[qb].gap, found[3])
+                return z, b
+    return zu, bu
+
+
+def _by_head(us: list[Unit], u: Unit) -> int | None:
+    """The one unit of `us` that starts with `u`'s first line (an item's own line)."""
+    first = u.body[:1]
+    found = [k for k, x in enumerate(us) if x.kind == "item" and x.body[:1] == first]
+    return found[0] if len(found) == 1 else None
+
+
 def _items(p: Block | None) -> list[Block]:
     return [k for k in p.children if k.kind == "item"] if p is not None else []
 
@@ -772,6 +852,9 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
         return
+    if ka == kb and len(z) == len(a) == len(b):  # alike, but for the blanks at line ends?
+        blanks = [_blanks_restyled(x, y, w) for x, y, w in zip(z, a, b, strict=True)]
+        a = [u or y for u, y in zip(blanks, a, strict=True)]
     if ka == kb or kb == kz:
         for u in a:
             out.unit(u)
@@ -1037,9 +1120,49 @@ def _merge_unit(out: _Out, z: Unit, a: Unit, b: Unit, side: str, why: str) -> No
     if a.lines == z.lines:
         out.unit(b)
         return
+    if (u := _blanks_restyled(z, a, b)) is not None:
+        out.unit(u)
+        return
     if _merge_item(out, z, a, b, side, why) or _merge_fence(out, z, a, b):
         return
+    if z.kind == a.kind == b.kind == "table":
+        from merge_drivers.fine import widened
+
+        a = _one(widened(z.body, a.body, b.body), a.gap) or a
+        b = _one(widened(z.body, b.body, a.body), b.gap) or b
     _merge_lines(out, [z], [a], [b], side, why)
+
+
+def _blanks_restyled(z: Unit, a: Unit, b: Unit) -> Unit | None:
+    """A block whose line-end blanks a side changed (trailing spaces stripped, CRLF) while
+    both kept its lines one for one and no line's text was changed two ways: each line's text
+    as the side that changed it wrote it, its blanks and line end as the side that changed
+    them (both: the winner `a`'s) — an edit written as the re-formatting side formats (#24,
+    round 21: before, a line one side edited kept the trailing blanks the other stripped).
+    Blanks added to a line the other side rewrote are not kept: a rewrite is not beaten by
+    whitespace. None when no side changed blanks (the other merges decide, as they did)."""
+    if not (len(z.body) == len(a.body) == len(b.body)):
+        return None
+    lines, restyled = [], False
+    for lz, la, lb in zip(z.body, a.body, b.body, strict=True):
+        (cz, bz, ez), (ca, ba, ea), (cb, bb, eb) = (_tail(x) for x in (lz, la, lb))
+        if ca != cz and cb != cz and ca != cb:
+            return None  # the text changed two ways: the line's own merge
+        restyled = restyled or (ba, ea) != (bz, ez) or (bb, eb) != (bz, ez)
+        text = cb if ca == cz else ca
+        by_a = ba != bz  # whose blanks: the side that changed them
+        blanks = ba if by_a else bb
+        if len(blanks) > len(bz) and text != cz and by_a == (ca == cz):
+            blanks = bb if by_a else ba  # blanks added where the other side rewrote
+        lines.append(text + blanks + (eb if ea == ez else ea))
+    return _one(lines, a.gap if a.gap != z.gap else b.gap) if restyled else None
+
+
+def _tail(line: bytes) -> tuple[bytes, bytes, bytes]:
+    """A line's text, the blanks after it and its line end."""
+    end = len(line.rstrip(b"\r\n"))
+    n = len(line[:end].rstrip(b" \t"))
+    return line[:n], line[n:end], line[end:]
 
 
 def _merge_fence(out: _Out, z: Unit, a: Unit, b: Unit) -> bool:

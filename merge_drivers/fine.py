@@ -712,6 +712,25 @@ def _merge_keyed_rows(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool)
     return out, won, by_b
 
 
+def widened(z: list[bytes], s: list[bytes], other: list[bytes]) -> list[bytes]:
+    """A table's rows `s` wrote new (another first cell than the base's rows), given an empty cell for each column the
+    other side appended to the table (its header the base's and more): merged, every row has
+    every column, as the side that added the column wrote its own rows (#24, round 21)."""
+    if not z or not other or not s or _cells(s[0]) != _cells(z[0]):
+        return s
+    kz = set(map(_first_cell, z))  # a base row edited is no new row
+    return [row if _first_cell(row) in kz else _widened(row, z, other) for row in s]
+
+
+def _widened(row: bytes, z: list[bytes], other: list[bytes]) -> bytes:
+    cz, co, cr = (_cells(x) for x in (z[0], other[0], row))
+    more = len(co) - len(cz)
+    if more <= 0 or len(cr) != len(cz) or cr[-1].strip() or co[: len(cz) - 1] != cz[:-1]:
+        return row
+    text = _plain(row)
+    return text + b"  |" * more + row[len(text) :]
+
+
 def _changed(rz: bytes, r: bytes) -> bool:
     """Whether a row changed a base cell (a cell added or removed alone is no change)."""
     cz, cr = ([c.strip() for c in _cells(x)] for x in (rz, r))
@@ -1040,6 +1059,7 @@ def merge_hunk(
             or _merge_split_item(z, a, b, tie)
             or _merge_quoted(z, a, b, tie)
             or merge_heading(z, a, b, tie)
+            or _merge_releaded(z, a, b, tie)
         )
         if finer is not None:
             return finer
@@ -1101,6 +1121,30 @@ def merge_heading(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> 
         text, more, by_b = b"".join(words[0]), words[1], words[2]
     end = ma.group(3) or mb.group(3) or b""
     return [mark + text + end], won + more, by_b
+
+
+# what makes a line a block of its kind, before its words: a quote's `>`s, a heading's `#`s,
+# a list item's marker and task box
+_KIND = re.compile(
+    rb"[ \t]*(?:(?:>[ \t]?)+|#{1,6}[ \t]+|(?:[-*+]|\d{1,9}[.)])[ \t]+(?:\[[ xX]\][ \t]+)?)?"
+)
+
+
+def _merge_releaded(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:
+    """One line one side made another kind of block (a sentence made a task `- [ ] `, a
+    bullet made a quote or a heading) while the other edited its words: the words merged
+    (`merge_words`) under the one side's new lead — both stand (#24, round 21: before, a
+    tie-break kept one side's line whole). One line on every side; the lead changed one way."""
+    if not (len(z) == len(a) == len(b) == 1):
+        return None
+    lead = [m.group() if (m := _KIND.match(x[0])) else b"" for x in (z, a, b)]
+    if lead[0] == lead[1] == lead[2] or lead[0] != lead[1] != lead[2] != lead[0]:
+        return None
+    found = merge_words([z[0][len(lead[0]) :]], [a[0][len(lead[1]) :]], [b[0][len(lead[2]) :]], tie)
+    if found is None or len(found[0]) != 1:
+        return None
+    new = lead[1] if lead[1] != lead[0] else lead[2]
+    return [new + found[0][0]], found[1], found[2]
 
 
 def _unquoted(lines: list[bytes]) -> list[bytes] | None:

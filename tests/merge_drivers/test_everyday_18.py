@@ -117,7 +117,7 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         b"- deploy from main   \n- then tag\n",
         b"- deploy from main\n- then tag\n",
         b"- deploy from release   \n- then tag\n",
-        b"- deploy from release   \n- then tag\n",  # acceptable: the spaces stay
+        b"- deploy from release\n- then tag\n",  # the spaces stripped (round 21; acceptable before)
     ),
     "final newline dropped vs a bullet appended": (
         T,
