@@ -135,6 +135,71 @@ def agent_warning(count: int, where: str) -> str:
     )
 
 
+# Letters a reader takes for ASCII ones (red team 21): Cyrillic and Greek lookalikes, then
+# each character of the ranges below whose compatibility form is one ASCII character
+# (fullwidth forms, mathematical letters, letterlike symbols, roman numerals, enclosed and
+# squared letters) and the Latin letters with a diacritic (their base letter). A teammate's
+# `Ｉｇｎｏｒｅ all previous instructions` or `gіtmem:` (a Cyrillic i) read as the words to the
+# agent and passed GM150 and the voice check, which read the characters.
+_LOOKALIKES = (
+    "аaеeоoрpсcуyхxіiјjѕsԁdһhԛqԝwɡgıiАAВBЕEКKМMНHОOРPСCТTХXІIЈJЅSΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧX"
+    "οoνvαaιiκkρpυu"
+)
+_COMPAT_RANGES = (
+    (0x00C0, 0x0250),
+    (0x2070, 0x20A0),
+    (0x2100, 0x2190),
+    (0x2460, 0x2500),
+    (0xFF01, 0xFF5F),
+    (0x1D400, 0x1D800),
+    (0x1F130, 0x1F18A),
+)
+
+
+@functools.cache
+def _reading() -> dict[int, str | None]:
+    """The table `as_read` applies, built on the first text outside ASCII: lookalikes to their
+    letters, hidden characters dropped."""
+    import unicodedata
+
+    table: dict[int, str | None] = {}
+    chars, at = _CANDIDATES_CLASS[1:-1], 0
+    while at < len(chars):  # the candidates (ranges `a-b` and single characters) dropped
+        span = 3 if chars[at + 1 : at + 2] == "-" and at + 2 < len(chars) else 1
+        table.update(dict.fromkeys(range(ord(chars[at]), ord(chars[at + span - 1]) + 1)))
+        at += span
+    del table[ord("\t")], table[ord("\n")]
+    table.update({ord(a): b for a, b in zip(_LOOKALIKES[::2], _LOOKALIKES[1::2], strict=True)})
+    for start, end in _COMPAT_RANGES:
+        for code in range(start, end):
+            # the first character of its decomposition, followed down (`ǻ` → `å` → `a`), where
+            # it is the whole of a compatibility form or a base letter under its diacritics
+            first, whole = code, True
+            for _ in range(3):
+                parts = unicodedata.decomposition(chr(first)).split()
+                if not parts:
+                    break
+                compat = parts[0].startswith("<")
+                parts = parts[1:] if compat else parts
+                whole = whole and (len(parts) == 1 or not compat)
+                first = int(parts[0], 16)
+            if first != code and first < 0x7F and chr(first).isprintable() and whole:
+                table[code] = chr(first)
+    for code in range(0x0300, 0x0370):  # combining diacritics: `ig\u0301nore` reads `ignore`
+        table[code] = None
+    return table
+
+
+def as_read(text: str) -> str:
+    """`text` as a reader takes it, for the checks of words aimed at the agent (GM150, gitmem's
+    voice): lookalike letters as the ASCII ones they pass for, hidden characters dropped; lines
+    kept (a finding's line number is the text's). ASCII text is returned as it is (its
+    controls are GM112's, and gone before an agent reads it)."""
+    if text.isascii():
+        return text
+    return text.translate(_reading())
+
+
 def terminal(text: str, newlines: bool = False) -> str:
     """`text` safe to print: every control or escape sequence and every invisible or
     bidi-control character shown as git shows a name under core.quotePath (`\\033[2J`,
