@@ -145,23 +145,32 @@ _LOOKALIKES = (
     "аaеeоoрpсcуyхxіiјjѕsԁdһhԛqԝwɡgıiАAВBЕEКKМMНHОOРPСCТTХXІIЈJЅSΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧX"
     "οoνvαaιiκkρpυu"
 )
-_COMPAT_RANGES = (
-    (0x00C0, 0x0250),
-    (0x2070, 0x20A0),
-    (0x2100, 0x2190),
-    (0x2460, 0x2500),
-    (0xFF01, 0xFF5F),
-    (0x1D400, 0x1D800),
-    (0x1F130, 0x1F18A),
+# the characters below whose compatibility or canonical decomposition starts with one ASCII
+# character that is the whole of the form (generated from unicodedata, which the hook's path
+# never imports: tests/gitmem/test_sync_start.py): the Latin letters with a diacritic
+# (U+00C0–U+024F) and the letterlike symbols and roman numerals (U+2100–U+218F); a blank: none
+_BASES = (
+    (
+        0x00C0,
+        "AAAAAA CEEEEIIII NOOOOO  UUUUY  aaaaaa ceeeeiiii nooooo  uuuuy yAaAaAaCcCcCcCcDd"
+        "  EeEeEeEeEeGgGgGgGgHh  IiIiIiIiI   JjKk LlLlLl    NnNnNn   OoOoOo  RrRrRrSsSsSs"
+        "SsTtTt  UuUuUuUuUuUuWwYyYZzZzZzs                                Oo             U"
+        "u                            AaIiOoUuUuUuUuUu AaAa    GgKkOoOo  j   Gg  NnAa    "
+        "AaAaEeEeIiIiOoOoRrRrUuUuSsTt  Hh      AaEeOoOoOoOoYy                            ",
+    ),
+    (
+        0x2100,
+        "  C       gHHHh IILl N   PQRRR      Z   Z KABC eEF Mo    i           Ddeij      "
+        "                I   V    X  LCDMi   v    x  lcdm                ",
+    ),
 )
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 
 @functools.cache
 def _reading() -> dict[int, str | None]:
-    """The table `as_read` applies, built on the first text outside ASCII: lookalikes to their
-    letters, hidden characters dropped."""
-    import unicodedata
-
+    """The table `as_read` applies, built on the first text outside ASCII (~1 ms): lookalikes
+    to their letters, hidden characters dropped."""
     table: dict[int, str | None] = {}
     chars, at = _CANDIDATES_CLASS[1:-1], 0
     while at < len(chars):  # the candidates (ranges `a-b` and single characters) dropped
@@ -169,24 +178,18 @@ def _reading() -> dict[int, str | None]:
         table.update(dict.fromkeys(range(ord(chars[at]), ord(chars[at + span - 1]) + 1)))
         at += span
     del table[ord("\t")], table[ord("\n")]
+    table.update(dict.fromkeys(range(0x0300, 0x0370)))  # combining diacritics: `ig\u0301nore`
     table.update({ord(a): b for a, b in zip(_LOOKALIKES[::2], _LOOKALIKES[1::2], strict=True)})
-    for start, end in _COMPAT_RANGES:
-        for code in range(start, end):
-            # the first character of its decomposition, followed down (`ǻ` → `å` → `a`), where
-            # it is the whole of a compatibility form or a base letter under its diacritics
-            first, whole = code, True
-            for _ in range(3):
-                parts = unicodedata.decomposition(chr(first)).split()
-                if not parts:
-                    break
-                compat = parts[0].startswith("<")
-                parts = parts[1:] if compat else parts
-                whole = whole and (len(parts) == 1 or not compat)
-                first = int(parts[0], 16)
-            if first != code and first < 0x7F and chr(first).isprintable() and whole:
-                table[code] = chr(first)
-    for code in range(0x0300, 0x0370):  # combining diacritics: `ig\u0301nore` reads `ignore`
-        table[code] = None
+    for start, bases in _BASES:
+        table.update({start + i: c for i, c in enumerate(bases) if c != " "})
+    table.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})  # fullwidth forms
+    # mathematical letters (13 alphabets of 52, the few holes unassigned) and digits
+    table.update({c: _LETTERS[(c - 0x1D400) % 52] for c in range(0x1D400, 0x1D6A4)})
+    table.update({c: chr(0x30 + (c - 0x1D7CE) % 10) for c in range(0x1D7CE, 0x1D800)})
+    # circled, parenthesized-free squared and negative letters: Ⓘ, 🄸, 🅸
+    table.update({c: _LETTERS[c - 0x24B6] for c in range(0x24B6, 0x24EA)})
+    for start in (0x1F130, 0x1F150, 0x1F170):
+        table.update({start + i: _LETTERS[i] for i in range(26)})
     return table
 
 

@@ -258,17 +258,36 @@ class GitDir:
         check: bool = True,
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
+        in_git_dir: bool = False,
     ) -> Completed:
+        """`in_git_dir`: run in the git folder, not the work tree (red team 21): git reads a
+        `.gitattributes` of the folder it runs in and of each folder of a path it packs
+        (`pack-objects` asks every path's `delta` attribute), and a FIFO there — an unpacked
+        archive's, at the top or in a `team/` folder — held every push and bundle for ever."""
         if subcommand(args) in REF_WRITERS:
             self._refs = None
         argv, cwd = self.command(*args)
         env = self.reading_env(args, env)
+        cwd = self.git_dir if in_git_dir else cwd
         return run_git(argv, cwd=cwd, input=input, check=check, timeout=timeout, env=env)
 
     def command(self, *args: str) -> tuple[list[str], Path]:
         """git's arguments (after `git`) and the folder to run them in, for `git(*args)`."""
         # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
         return ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir
+
+    def relative_url(self, remote: str) -> bool:
+        """Does `remote` (a name or a URL) reach a local path named relative to the work
+        tree? Such a remote is reached from the work tree, as git does; any other from the
+        git folder (`in_git_dir`)."""
+        urls = (
+            self.config().get(f"remote.{remote}.pushurl")
+            or self.config().get(f"remote.{remote}.url")
+            or [remote]
+        )
+        return any(
+            not (url.startswith("/") or "://" in url or ":" in url.split("/", 1)[0]) for url in urls
+        )
 
     def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
         """`git(...)` started in the background; `.wait()` for its result. The ref cache is

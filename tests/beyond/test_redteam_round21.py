@@ -12,6 +12,7 @@ hook and the MCP server (`claude/hookcontext.for_agent`).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ import pytest
 from gitmem.claude.hookcontext import changes_line, for_agent, index_block
 from gitmem.policy.rules import check_content
 from gitmem.policy.secrets import TRIGGERS, scan_injection, trigger_free
+from tests.support.teammates import Shared
+from tests.support.world import World
 
 FRONT = b"---\nname: n\ndescription: d\ntype: project\n---\n"
 
@@ -102,3 +105,66 @@ def test_a_memory_line_in_gitmems_voice_is_marked_however_it_is_spelt(line: str)
 def test_what_only_informs_stays_unmarked(text: str) -> None:
     assert for_agent(text, "team/MEMORY.md")[1] == []
     assert scan_injection(text) == []
+
+
+# -- the class closed second: a file git reads because the repository names it ---------------
+#
+# git reads attribute files and a diff order file on gitmem's work: `pack-objects` asks every
+# packed path's `delta` attribute (every push, every bundle), a diff its driver, `git log` and
+# `git diff` the `diff.orderFile`. An archive's `.git/config` naming /dev/zero or a FIFO, or a
+# FIFO `.gitattributes` in its work tree (at the top, or in a folder named like a memory
+# folder), held every push, bundle and `gitmem diff` until the timeout (or for ever): round 11
+# stat-checks the git folder's own files; these are named by a setting or sit in the work tree.
+
+
+def _hostile(world: World, bob: Path, how: str) -> None:
+    if how == "order-file-zero":
+        world.git("config", "diff.orderFile", "/dev/zero", cwd=bob)
+    elif how == "attributes-file-fifo":
+        fifo = world.root / "attributes.fifo"
+        os.mkfifo(fifo)
+        world.git("config", "core.attributesFile", str(fifo), cwd=bob)
+    elif how == "work-tree-fifo":
+        os.mkfifo(bob / ".gitattributes")
+    else:  # a folder of the work tree named as the memory folder of the team ref's tree
+        (bob / "team").mkdir()
+        os.mkfifo(bob / "team" / ".gitattributes")
+
+
+@pytest.mark.parametrize(
+    "how", ["order-file-zero", "attributes-file-fifo", "work-tree-fifo", "team-folder-fifo"]
+)
+def test_a_file_the_repository_names_for_git_to_read_holds_no_push_diff_or_bundle(
+    synced: Shared, how: str
+) -> None:
+    """Worked: each held bob's next sync with an edit to push (pack-objects waiting on the
+    FIFO, or growing on /dev/zero), `gitmem diff` and `gitmem bundle create`, past every
+    hook's bound. Now the push and the bundle are packed in the git folder with no attribute
+    file of the config, `git diff` runs there too, and diff.orderFile is /dev/null."""
+    world, bob = synced.world, synced.bob
+    _hostile(world, bob, how)
+    team = world.scope_path(bob, "team")
+    (team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays only.\nAND BOB'S LINE\n")
+    run = world.gitmem("-C", str(bob), "sync", timeout=20)
+    assert run.code == 0 and "pushed" in run.out, run.err + run.out
+    run = world.gitmem("-C", str(bob), "diff", "~1", timeout=20)
+    assert run.code == 0 and "+AND BOB'S LINE" in run.out, run.err
+    bundle = world.root / f"{how}.bundle"
+    run = world.gitmem("-C", str(bob), "bundle", "create", str(bundle), timeout=20)
+    assert run.code == 0 and bundle.stat().st_size > 0, run.err
+
+
+def test_a_diff_shows_memory_whatever_the_repository_calls_it(synced: Shared) -> None:
+    """Worked: `*.md -diff` in the work tree's `.gitattributes`, `* binary` in
+    `.git/info/attributes` or `core.bigFileThreshold = 1` made `gitmem diff` say "Binary
+    files differ" in place of a teammate's edit: the review showed nothing of it."""
+    world, alice, bob = synced.world, synced.alice, synced.bob
+    (synced.team / "deploys.md").write_text("---\nname: deploys\n---\nTuesdays.\nHIDDEN EDIT\n")
+    world.ok("-C", str(alice), "sync")
+    (bob / ".gitattributes").write_text("*.md -diff\n")
+    (bob / ".git" / "info").mkdir(exist_ok=True)
+    (bob / ".git" / "info" / "attributes").write_text("* binary\n")
+    world.git("config", "core.bigFileThreshold", "1", cwd=bob)
+    world.ok("-C", str(bob), "sync")
+    run = world.gitmem("-C", str(bob), "diff", "~1")
+    assert run.code == 0 and "+HIDDEN EDIT" in run.out and "Binary" not in run.out, run.out
