@@ -61,10 +61,12 @@ def for_agent(text: str, where: str, ours: bool = False) -> tuple[str, list[str]
 # open with (a list, a quote, a heading, a number, a table cell) and Markdown's emphasis and
 # code around the word, which the agent reads past (red team 21: `## gitmem: …`,
 # `**gitmem**: …`, `1. gitmem: …` and `[gitmem removed …]` passed as gitmem's own)
-_MARKS = r"[ \t>*+#|_`~-]*(?:\d{1,9}[.)][ \t*_`~]*)?"
+# the marks taken whole, never given back (a lookahead's capture, matched again: an atomic
+# group Python 3.10 can write), so a line of a million `*` is read once, not once a mark
+_MARKS = r"(?=([ \t>*+#|_`~-]*))\1(?:(?=(\d{1,9}[.)][ \t*_`~]*))\2)?"
 _VOICE = (
-    rf"(?im)^{_MARKS}(?:\[[ \t*_`~]*)?gitmem[*_`~]*[ \t]*:|^{_MARKS}\[[ \t*_`~]*gitmem[ \t]+removed\b"
-    rf"|^{_MARKS}team memory \(shared by the team|^{_MARKS}memories that may be relevant to this prompt"
+    rf"(?im)^{_MARKS}(?:(?:\[[ \t*_`~]*)?gitmem[*_`~]*[ \t]*:|\[[ \t*_`~]*gitmem[ \t]+removed\b"
+    r"|team memory \(shared by the team|memories that may be relevant to this prompt)"
 )
 
 
