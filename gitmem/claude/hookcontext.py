@@ -56,11 +56,17 @@ def for_agent(text: str, where: str, ours: bool = False) -> tuple[str, list[str]
     return text, warnings
 
 
-# a line as gitmem writes its own to the agent: a note (`gitmem: …`), a warning (`[gitmem: …]`),
-# the headers of its context blocks; after list or quote marks a memory line may open with
+# a line as gitmem writes its own to the agent: a note (`gitmem: …`), a warning (`[gitmem: …]`,
+# `[gitmem removed …]`), the headers of its context blocks; after the marks a memory line may
+# open with (a list, a quote, a heading, a number, a table cell) and Markdown's emphasis and
+# code around the word, which the agent reads past (red team 21: `## gitmem: …`,
+# `**gitmem**: …`, `1. gitmem: …` and `[gitmem removed …]` passed as gitmem's own)
+# the marks taken whole, never given back (a lookahead's capture, matched again: an atomic
+# group Python 3.10 can write), so a line of a million `*` is read once, not once a mark
+_MARKS = r"(?=([ \t>*+#|_`~-]*))\1(?:(?=(\d{1,9}[.)][ \t*_`~]*))\2)?"
 _VOICE = (
-    r"(?im)^[ \t>*+-]*(?:\[[ \t]*)?gitmem[ \t]*:|^[ \t>*+-]*team memory \(shared by the team"
-    r"|^[ \t>*+-]*memories that may be relevant to this prompt"
+    rf"(?im)^{_MARKS}(?:(?:\[[ \t*_`~]*)?gitmem[*_`~]*[ \t]*:|\[[ \t*_`~]*gitmem[ \t]+removed\b"
+    r"|team memory \(shared by the team|memories that may be relevant to this prompt)"
 )
 
 
@@ -70,6 +76,10 @@ def voice_warning(text: str, where: str) -> list[str]:
     FPR …` sat in the SessionStart context beside gitmem's real notes, indistinguishable."""
     import re
 
+    if not plain(text):  # lookalike letters read as theirs (`gіtmem:`, a Cyrillic i)
+        from gitmem.core.sanitize import as_read
+
+        text = as_read(text)
     found = re.search(_VOICE, text)
     if found is None:
         return []
@@ -120,6 +130,10 @@ INSTRUCTION_WORDS = (
 
 
 def may_instruct(text: str) -> bool:
+    if not text.isascii():  # read as the scan reads it (`Ｉｇｎｏｒｅ`: fullwidth letters)
+        from gitmem.core.sanitize import as_read
+
+        text = as_read(text)
     lower = text.lower() if text.isascii() else text.casefold()
     return any(
         all(any(w in lower for w in words) for words in groups) for groups in INSTRUCTION_WORDS

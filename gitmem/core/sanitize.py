@@ -135,6 +135,74 @@ def agent_warning(count: int, where: str) -> str:
     )
 
 
+# Letters a reader takes for ASCII ones (red team 21): Cyrillic and Greek lookalikes, then
+# each character of the ranges below whose compatibility form is one ASCII character
+# (fullwidth forms, mathematical letters, letterlike symbols, roman numerals, enclosed and
+# squared letters) and the Latin letters with a diacritic (their base letter). A teammate's
+# `Ｉｇｎｏｒｅ all previous instructions` or `gіtmem:` (a Cyrillic i) read as the words to the
+# agent and passed GM150 and the voice check, which read the characters.
+_LOOKALIKES = (
+    "аaеeоoрpсcуyхxіiјjѕsԁdһhԛqԝwɡgıiАAВBЕEКKМMНHОOРPСCТTХXІIЈJЅSΑAΒBΕEΖZΗHΙIΚKΜMΝNΟOΡPΤTΥYΧX"
+    "οoνvαaιiκkρpυu"
+)
+# the characters below whose compatibility or canonical decomposition starts with one ASCII
+# character that is the whole of the form (generated from unicodedata, which the hook's path
+# never imports: tests/gitmem/test_sync_start.py): the Latin letters with a diacritic
+# (U+00C0–U+024F) and the letterlike symbols and roman numerals (U+2100–U+218F); a blank: none
+_BASES = (
+    (
+        0x00C0,
+        "AAAAAA CEEEEIIII NOOOOO  UUUUY  aaaaaa ceeeeiiii nooooo  uuuuy yAaAaAaCcCcCcCcDd"
+        "  EeEeEeEeEeGgGgGgGgHh  IiIiIiIiI   JjKk LlLlLl    NnNnNn   OoOoOo  RrRrRrSsSsSs"
+        "SsTtTt  UuUuUuUuUuUuWwYyYZzZzZzs                                Oo             U"
+        "u                            AaIiOoUuUuUuUuUu AaAa    GgKkOoOo  j   Gg  NnAa    "
+        "AaAaEeEeIiIiOoOoRrRrUuUuSsTt  Hh      AaEeOoOoOoOoYy                            ",
+    ),
+    (
+        0x2100,
+        "  C       gHHHh IILl N   PQRRR      Z   Z KABC eEF Mo    i           Ddeij      "
+        "                I   V    X  LCDMi   v    x  lcdm                ",
+    ),
+)
+_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+
+@functools.cache
+def _reading() -> dict[int, str | None]:
+    """The table `as_read` applies, built on the first text outside ASCII (~1 ms): lookalikes
+    to their letters, hidden characters dropped."""
+    table: dict[int, str | None] = {}
+    chars, at = _CANDIDATES_CLASS[1:-1], 0
+    while at < len(chars):  # the candidates (ranges `a-b` and single characters) dropped
+        span = 3 if chars[at + 1 : at + 2] == "-" and at + 2 < len(chars) else 1
+        table.update(dict.fromkeys(range(ord(chars[at]), ord(chars[at + span - 1]) + 1)))
+        at += span
+    del table[ord("\t")], table[ord("\n")]
+    table.update(dict.fromkeys(range(0x0300, 0x0370)))  # combining diacritics: `ig\u0301nore`
+    table.update({ord(a): b for a, b in zip(_LOOKALIKES[::2], _LOOKALIKES[1::2], strict=True)})
+    for start, bases in _BASES:
+        table.update({start + i: c for i, c in enumerate(bases) if c != " "})
+    table.update({c: chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)})  # fullwidth forms
+    # mathematical letters (13 alphabets of 52, the few holes unassigned) and digits
+    table.update({c: _LETTERS[(c - 0x1D400) % 52] for c in range(0x1D400, 0x1D6A4)})
+    table.update({c: chr(0x30 + (c - 0x1D7CE) % 10) for c in range(0x1D7CE, 0x1D800)})
+    # circled, parenthesized-free squared and negative letters: Ⓘ, 🄸, 🅸
+    table.update({c: _LETTERS[c - 0x24B6] for c in range(0x24B6, 0x24EA)})
+    for start in (0x1F130, 0x1F150, 0x1F170):
+        table.update({start + i: _LETTERS[i] for i in range(26)})
+    return table
+
+
+def as_read(text: str) -> str:
+    """`text` as a reader takes it, for the checks of words aimed at the agent (GM150, gitmem's
+    voice): lookalike letters as the ASCII ones they pass for, hidden characters dropped; lines
+    kept (a finding's line number is the text's). ASCII text is returned as it is (its
+    controls are GM112's, and gone before an agent reads it)."""
+    if text.isascii():
+        return text
+    return text.translate(_reading())
+
+
 def terminal(text: str, newlines: bool = False) -> str:
     """`text` safe to print: every control or escape sequence and every invisible or
     bidi-control character shown as git shows a name under core.quotePath (`\\033[2J`,

@@ -154,6 +154,37 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
                 )
 
 
+# Files a setting names that git reads on gitmem's work where no `-c` takes the setting back
+# (red team 21): fetch.fsck.skipList adds a list at each mention (with transfer.fsckObjects,
+# /dev/zero in `.git/config` held every sync's fetch), core.attributesFile is the user's own
+# global file where the merge driver asks git (pushes, bundles and diffs read none:
+# spawn.NO_ATTRIBUTES_FILE). One that is not a regular file is refused as round 11's are.
+_FILE_SETTINGS = ("fetch.fsck.skiplist", "core.attributesfile")
+
+
+def _no_waiting_settings(config: Mapping[str, list[str]]) -> None:
+    import stat
+
+    for key in _FILE_SETTINGS:
+        for value in config.get(key, ()):
+            path = os.path.expanduser(value)
+            if path == os.devnull or not os.path.isabs(path):
+                continue  # nothing to wait on; a relative one git reads from where it runs
+            try:
+                st = os.stat(path)
+            except OSError:
+                continue  # absent: git says so itself, or reads none
+            if not stat.S_ISREG(st.st_mode):
+                from gitmem.errors import UsageError
+
+                raise UsageError(
+                    f"{key} names {path}, not a regular file (a FIFO, a device, a folder): "
+                    "git would wait on it or read it without end, and gitmem with it",
+                    f"unset it if this repository is yours (git config --unset {key}); "
+                    "nothing was read or written",
+                )
+
+
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
@@ -258,17 +289,36 @@ class GitDir:
         check: bool = True,
         timeout: float | None = None,
         env: Mapping[str, str] | None = None,
+        in_git_dir: bool = False,
     ) -> Completed:
+        """`in_git_dir`: run in the git folder, not the work tree (red team 21): git reads a
+        `.gitattributes` of the folder it runs in and of each folder of a path it packs
+        (`pack-objects` asks every path's `delta` attribute), and a FIFO there — an unpacked
+        archive's, at the top or in a `team/` folder — held every push and bundle for ever."""
         if subcommand(args) in REF_WRITERS:
             self._refs = None
         argv, cwd = self.command(*args)
         env = self.reading_env(args, env)
+        cwd = self.git_dir if in_git_dir else cwd
         return run_git(argv, cwd=cwd, input=input, check=check, timeout=timeout, env=env)
 
     def command(self, *args: str) -> tuple[list[str], Path]:
         """git's arguments (after `git`) and the folder to run them in, for `git(*args)`."""
         # cwd = the worktree (as if the user ran git there): relative remote URLs resolve alike
         return ["--git-dir", str(self.git_dir), *args], self.toplevel or self.git_dir
+
+    def relative_url(self, remote: str) -> bool:
+        """Does `remote` (a name or a URL) reach a local path named relative to the work
+        tree? Such a remote is reached from the work tree, as git does; any other from the
+        git folder (`in_git_dir`)."""
+        urls = (
+            self.config().get(f"remote.{remote}.pushurl")
+            or self.config().get(f"remote.{remote}.url")
+            or [remote]
+        )
+        return any(
+            not (url.startswith("/") or "://" in url or ":" in url.split("/", 1)[0]) for url in urls
+        )
 
     def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
         """`git(...)` started in the background; `.wait()` for its result. The ref cache is
@@ -379,6 +429,7 @@ class GitDir:
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
+        _no_waiting_settings(cfg)
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg

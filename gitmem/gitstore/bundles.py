@@ -14,6 +14,7 @@ from typing import NamedTuple
 from gitmem.core.sanitize import bounded, terminal
 from gitmem.errors import UsageError
 from gitmem.gitstore.base import GitDir
+from gitmem.gitstore.spawn import NO_ATTRIBUTES_FILE
 from gitmem.gitstore.transport import git_reasons
 
 HEADER_LIMIT = 1 << 20  # a bundle of our refs has a header of a few hundred bytes
@@ -32,10 +33,11 @@ class Bundles:
     def create_bundle(self, path: Path, refs: Sequence[str], exclude: Sequence[str] = ()) -> bool:
         """Write `refs` and the objects they need (less what `exclude`'s commits reach) to
         `path`; False when nothing is new (git refuses an empty bundle: nothing is written)."""
-        args = ["bundle", "create", "--quiet", str(path), *refs]
+        args = [*NO_ATTRIBUTES_FILE, "bundle", "create", "--quiet", str(path), *refs]
         if exclude:
             args += ["--not", *exclude]
-        proc = self.repo.git(*args, check=False)
+        # `path` is absolute: packed in the git folder, no `.gitattributes` of the work tree
+        proc = self.repo.git(*args, check=False, in_git_dir=path.is_absolute())
         if proc.returncode == 0:
             return True
         reasons = git_reasons(proc.stderr)

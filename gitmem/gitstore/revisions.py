@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from gitmem.errors import GitError
 from gitmem.gitstore.base import GitDir, commit_time
 from gitmem.gitstore.process import run_git
+from gitmem.gitstore.spawn import NO_ATTRIBUTES_FILE
 
 
 class Commit(NamedTuple):
@@ -370,12 +371,21 @@ class History(GitDir):
         return self.git("log", f"--format={fmt}", *args, *revs, "--", *literal(paths)).stdout
 
     def diff(self, old: str, new: str, paths: Sequence[str] = (), stat: bool = False) -> str:
-        # no program the repository's settings name (diff.external, a textconv): red team 6
-        args = ["diff", "--no-color", "--no-ext-diff", "--no-textconv"]
+        # no program the repository's settings name (diff.external, a textconv): red team 6;
+        # no attribute file of theirs (red team 21): git reads `.gitattributes` from the folder
+        # it runs in, even as a bare repository (a FIFO there held `gitmem diff` for ever), so
+        # it runs bare in the git folder, as blame does; a `core.attributesFile` of the
+        # repository's config (a FIFO, /dev/zero) is replaced; `--text` shows a memory whatever
+        # `-diff`, `binary` or core.bigFileThreshold call it ("Binary files differ" hid a
+        # teammate's edit)
+        args = ["-c", "core.bare=true", *NO_ATTRIBUTES_FILE, "diff"]
+        args += ["--no-color", "--no-ext-diff", "--no-textconv", "--text", "--no-relative"]
         args += ["--stat" if stat else "-p", old, new]
         if paths:
             args += ["--", *literal(paths)]
-        return self.git(*args).stdout.decode("utf-8", "replace")
+        argv = ["--git-dir", str(self.git_dir), *args]
+        done = run_git(argv, cwd=self.git_dir, env=self.reading_env(args, None))
+        return done.stdout.decode("utf-8", "replace")
 
 
 def literal(paths: Sequence[str]) -> list[str]:

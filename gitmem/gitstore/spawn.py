@@ -81,7 +81,10 @@ def _users_own(name: str, env: Mapping[str, str]) -> bool:
 # lists none (the alternate's objects are still used, only not advertised).
 # push.gpgSign (red team 14): `true` or `if-asked` in the repository's own config ran its
 # gpg.program at every push to a server that takes push certificates (and `true` failed every
-# push to one that does not); gitmem's pushes carry no certificate.
+# push to one that does not); gitmem's pushes carry no certificate. diff.orderFile (red team
+# 21): every `git log` and `git diff` reads the file it names, and /dev/zero in the repository's
+# config held every sync (git grew until the timeout), a FIFO every `gitmem diff`; /dev/null
+# orders nothing (git refuses an empty value).
 SAFE_CONFIG = (
     "-c",
     "core.fsmonitor=false",
@@ -103,7 +106,16 @@ SAFE_CONFIG = (
     "core.alternateRefsCommand=true",
     "-c",
     "push.gpgSign=false",
+    "-c",
+    "diff.orderFile=/dev/null",
 )
+
+
+# For the git commands that read attributes on gitmem's work (a pack's `delta`, a diff's
+# driver): none from a file the repository's config names (red team 21: `core.attributesFile`
+# = a FIFO or /dev/zero in `.git/config` held every push, bundle and `gitmem diff` for ever).
+# Not in SAFE_CONFIG: the merge driver's `check-attr` asks the user's own global file.
+NO_ATTRIBUTES_FILE = ("-c", "core.attributesFile=/dev/null")
 
 
 # What git shows in place of an object or a history (red team 10): a `.git` that came with an

@@ -238,26 +238,29 @@ def _words_only(value: str) -> bool:
     return True
 
 
+# between the words of a phrase: blanks, and the Markdown marks a reader reads past
+# (`**ignore** previous instructions`, a quote's `>` on the next line; red team 21)
+_GAP = r"[\s*_`~>]+"
 INJECTION_RULES = (
     Rule(
         "asks the agent to ignore its instructions",
         ("ignore", "disregard", "forget"),
-        r"(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+)?"
-        r"(?:previous|prior|above|earlier|your)\s+(?:instructions|rules|guidelines|prompts?)\b",
+        rf"(?:ignore|disregard|forget){_GAP}(?:all{_GAP}|any{_GAP})?(?:the{_GAP})?"
+        rf"(?:previous|prior|above|earlier|your){_GAP}(?:instructions|rules|guidelines|prompts?)\b",
         folded=True,
     ),
     Rule(
         "pipes a download into a shell",
         ("curl", "wget"),
-        r"(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b",
+        r"(?:curl|wget)\b[^\n|]{0,200}\|[\s*_`~]*(?:sudo\s+)?(?:ba|z)?sh\b",
         folded=True,
     ),
     Rule(
         "asks to send secrets somewhere",
         ("send", "post", "upload", "paste", "share", "reveal", "exfiltrate"),
         r"(?:send|post|upload|paste|share|reveal|exfiltrate)\b[^\n.]{0,60}\b(?:api[ _-]?keys?|tokens?|passwords?|credentials|"
-        r"private[ _-]keys?|ssh[ _-]keys?|\.env\b|secrets?)\b[^\n.]{0,60}\b(?:to|into|at)\s+"
-        r"(?:https?://|the\s+(?:url|server|endpoint))",
+        r"private[ _-]keys?|ssh[ _-]keys?|\.env\b|secrets?)\b[^\n.]{0,60}\b(?:to|into|at)"
+        rf"{_GAP}(?:https?://|the{_GAP}(?:url|server|endpoint))",
         folded=True,
     ),
 )
@@ -273,8 +276,19 @@ FOLDS_TO_ASCII = "\u212a"
 
 def trigger_free(text: str) -> bool:
     """Given that `text`'s bytes hold none of TRIGGERS (ASCII letters in either case): do both
-    scans find nothing? Yes, unless a character outside ASCII lowers to an ASCII letter."""
-    return not any(c in text for c in FOLDS_TO_ASCII)
+    scans find nothing? Yes, unless a character outside ASCII lowers to an ASCII letter, or
+    reads as one (the instruction scan reads lookalikes as their letters: `as_read`)."""
+    if text.isascii():
+        return True
+    if any(c in text for c in FOLDS_TO_ASCII):
+        return False
+    from gitmem.core.sanitize import as_read
+
+    read = as_read(text)
+    if read == text:
+        return True
+    read = read.lower()
+    return not any(t in read for rule in INJECTION_RULES for t in rule.triggers)
 
 
 def _places(haystack: str, trigger: str) -> list[int]:
@@ -423,7 +437,11 @@ def _likely(text: str, at: int, rule: Rule, m: re.Match[str], value: str) -> boo
 
 
 def scan_injection(text: str) -> list[Match]:
-    """Text that reads like instructions aimed at the agent's secrets or tools."""
+    """Text that reads like instructions aimed at the agent's secrets or tools, read as the
+    agent reads it (`sanitize.as_read`: lookalike letters as theirs, hidden ones dropped)."""
+    from gitmem.core.sanitize import as_read
+
+    text = as_read(text)
     hits = []
     for at, rule, m in _hits(text, INJECTION_RULES):
         hits.append((at, f"{rule.what}: {m.group(0)[:60]!r}", m.group(0)))
