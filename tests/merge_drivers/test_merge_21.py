@@ -87,3 +87,57 @@ def test_an_edit_keeping_the_words_is_the_edit_of_two_equally_alike() -> None:
         "alpha zeta xi", "theta eta xi more words here", "zeta xi kappa!", "beta zeta tau"
     )
     check_case((I, base, ours, theirs, out.data))
+
+
+ALPHA, BETA, GAMMA = "run the alpha step", "run the beta step", "run the gamma step"
+
+NUMBERED: dict[str, SweepCase] = {
+    "the first step edited vs the first two deleted, the last edited: numbered on from 1": (
+        I,
+        steps(ALPHA, BETA, GAMMA),
+        steps(ALPHA + "!", BETA, GAMMA + "!"),
+        steps(GAMMA),
+        steps(ALPHA + "!", GAMMA + "!"),
+    ),
+    "the first step deleted and the last edited vs the first edited: numbered on from 1": (
+        I,
+        steps(ALPHA, BETA, GAMMA),
+        steps(BETA, GAMMA + "!"),
+        steps(ALPHA + " more", BETA, GAMMA),
+        steps(ALPHA + " more", BETA, GAMMA + "!"),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMBERED))
+def test_a_merged_list_is_numbered_from_the_base_lists_first_number(name: str) -> None:
+    """Each edited step carries the number its writer gave it: a list of base steps alone
+    was left as the edits numbered it (`1.` twice). Every list holding base steps is
+    numbered on from the number the base's list starts at (`index._numbered_on`)."""
+    check_case(NUMBERED[name])
+
+
+def test_three_machines_edit_and_cut_a_list_in_every_order_number_it_from_1() -> None:
+    """step_laws `--words alike --seed 1` draw 112: before, four orders wrote `1.`, `1.` and
+    two `1.`, `3.`."""
+    omi, gamma, delta = "run the omi step 0", "run the gamma step 1", "run the delta step 2"
+    got = in_every_order(
+        I,
+        steps(omi, gamma, delta),
+        steps(omi + " more words here", gamma, delta + "!!"),
+        steps(omi, gamma),
+        steps(delta),
+    )
+    assert got == steps(omi + " more words here", delta + "!!")
+
+
+def test_new_steps_where_every_base_step_went_are_numbered_from_the_sections_list() -> None:
+    """A section's list emptied on one side, two steps appended on the other: the new list
+    was left as written (`4.`, `3.`, sorted by text); numbered from the base list's `1.`.
+    Left: the order by text and the blank line under the heading (docs/merge.md, round 21)."""
+    base = M + b"## Build\n\n1. run make\n2. run tests\n\n## Notes\n\n- x\n"
+    ours = M + b"## Build\n\n1. run make\n2. run tests\n3. tag it\n4. push it\n\n## Notes\n\n- x\n"
+    theirs = M + b"## Build\n\n## Notes\n\n- x\n"
+    check_case((I, base, ours, theirs, None))
+    out = merge_file(I, base, ours, theirs).data
+    assert out is not None and b"\n1. push it\n2. tag it\n" in out
