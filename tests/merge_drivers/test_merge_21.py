@@ -141,3 +141,21 @@ def test_new_steps_where_every_base_step_went_are_numbered_from_the_sections_lis
     check_case((I, base, ours, theirs, None))
     out = merge_file(I, base, ours, theirs).data
     assert out is not None and b"\n1. push it\n2. tag it\n" in out
+
+
+def test_the_counted_example_that_needs_a_stored_identity_still_diverges() -> None:
+    """docs/merge.md, round 21 (step_laws `--words alike --seed 1` draw 156): a merge of A's
+    deletion of `kappa 0` and B's new `kappa 59` reads, in its bytes, as `kappa 0` moved and
+    edited, and loses C's edit `kappa 0!` in two orders of six. It fails when the class
+    converges: then the docs' count goes down."""
+    kappa, alpha = "run the kappa step 0", "run the alpha step 1"
+    base = steps(kappa, alpha)
+    sides = (
+        steps(alpha),
+        steps(kappa, alpha, "run the kappa step 59"),
+        steps(kappa + "!", "run the iota step 74", alpha),
+    )
+    with pytest.raises(AssertionError):
+        in_every_order(I, base, *sides)
+    kept = merge_file(I, base, merge_file(I, base, sides[1], sides[2]).data or b"", sides[0])
+    assert kept.data == steps(kappa + "!", alpha, "run the iota step 74", "run the kappa step 59")
