@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
+from itertools import accumulate
 
 from merge_drivers.indexdoc import (
     PATH_SEP,
@@ -215,12 +216,11 @@ def mutual_best(
             break
         out.update(found)
         paired = set(found.values())
+        crosses = _crossing(found, order) if order else None
         left = {
             (bk, sk): r
             for (bk, sk), r in left.items()
-            if sk not in found
-            and bk not in paired
-            and not (order and _crosses(bk, sk, found, order))
+            if sk not in found and bk not in paired and not (crosses and crosses(bk, sk))
         }
     return out
 
@@ -238,10 +238,22 @@ def _kept(a: str, b: str) -> float:
     return sum(m.size for m in blocks) / len(x)
 
 
-def _crosses(bk: Key, sk: Key, pairs: dict[Key, Key], order: dict[Key, int]) -> bool:
-    """Whether pairing `bk` with `sk` crosses a pair made (one before the other in the base,
-    after it on the side)."""
-    return any((order[bk] < order[b]) != (order[sk] < order[s]) for s, b in pairs.items())
+def _crossing(pairs: dict[Key, Key], order: dict[Key, int]) -> Callable[[Key, Key], bool]:
+    """Whether pairing a base key with a side key crosses one of `pairs` (one before the
+    other in the base, after it on the side): a bisection over the pairs by base place, the
+    side places' running max before and min after, so each question costs a logarithm."""
+    from bisect import bisect_left
+
+    made = sorted((order[b], order[s]) for s, b in pairs.items())
+    at = [b for b, _ in made]
+    most = list(accumulate((s for _, s in made), max))
+    least = list(accumulate((s for _, s in reversed(made)), min))[::-1]
+
+    def crosses(bk: Key, sk: Key) -> bool:
+        i = bisect_left(at, order[bk])  # pairs before `bk` in the base: [0, i)
+        return (i > 0 and most[i - 1] > order[sk]) or (i < len(made) and least[i] < order[sk])
+
+    return crosses
 
 
 MAX_COMPARED = 20_000  # pairs of bullets compared in one merge (~2 s), beyond: in order only
