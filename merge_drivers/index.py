@@ -1366,13 +1366,45 @@ def _remarked(nd: Node, lead: str, new: str, body: str, rest: list[str]) -> Node
 
 
 def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) -> dict[Key, Node]:
-    """Steps a merge wrote into a numbered list, numbered in sequence from its first number
-    (round 19: both sides' new step was `3.`), as topic files renumber: a list is a run of
-    step entries, blank lines between them too (a loose list goes on numbering; after one, a
-    step numbered as the list's first starts another), and only one that holds steps of the
-    base and new ones, whose numbers came out of sequence; a list numbered alike (`1.` for
-    every step, as Markdown allows) stays so."""
+    """Steps of a merged numbered list numbered in sequence from the number the base's list
+    starts at (round 19: both sides' new step was `3.`), as topic files renumber: a list is
+    a run of step entries, blank lines between them too (a loose list goes on numbering;
+    after one, a step numbered as the list's first starts another), and only one that holds
+    steps of the base; a list numbered alike (`1.` for every step, as Markdown allows) stays
+    so. From the base's first number, not the merged list's, and base steps alone too: each
+    edited step carries the number its writer gave it, so the merged list started where the
+    step that came first happened to be (`3.`, `4.`, `5.` in one merge order, `1.`, `2.`,
+    `3.` in another), or held `1.` twice (round 21)."""
     out: dict[Key, Node] = {}
+    based = _step_runs(list(bn), bn)
+    starts = {k: i for i, run in enumerate(based) for k in run}  # base step: its base list
+    for run in _step_runs(order, nodes):
+        firsts = [starts[k] for k in run if k in starts]
+        if not firsts and not any(k in bn for k in run):  # all new: the section's base list
+            firsts = [i for i, r in enumerate(based) if bn[r[0]].anchor == nodes[run[0]].anchor][:1]
+        if len(run) < 2 or not firsts:
+            continue  # no steps of the base's: new lists of their own stay as written
+        split = [_marker_split(first_line(nodes[k].text)) for k in run]
+        leads = [m[0] for m in split if m]
+        numbers = [int(x.strip()[:-1]) for x in leads]
+        if len(set(numbers)) == 1 and _alike_in_base(run, bn):
+            continue  # numbered alike on purpose
+        first = _marker_split(first_line(bn[based[min(firsts)][0]].text))
+        assert first is not None
+        start = int(first[0].strip()[:-1])
+        for i, (k, m) in enumerate(zip(run, split, strict=True)):
+            assert m is not None
+            nd = nodes[k]
+            new = f"{start + i}{m[0].strip()[-1]} "
+            if new != m[0]:
+                lead, *rest = nd.text.split("\n")
+                out[k] = _remarked(nd, m[0], new, lead[len(m[0]) :], rest)
+    return out
+
+
+def _step_runs(order: list[Key], nodes: dict[Key, Node]) -> list[list[Key]]:
+    """The numbered lists of an index: runs of step entries, blank lines between them too;
+    after a blank line, a step numbered as the run's first starts another."""
     runs: list[list[Key]] = [[]]
     for k in order:
         nd = nodes[k]
@@ -1385,24 +1417,7 @@ def _numbered_on(order: list[Key], nodes: dict[Key, Node], bn: dict[Key, Node]) 
         if opened and nd.gap and m[0] == opened[0]:
             runs.append([])  # after a blank line, a step numbered as the first starts a list
         runs[-1].append(k)
-    for run in runs:
-        if len(run) < 2 or all(k in bn for k in run):
-            continue
-        if not any(k in bn and _steps(first_line(bn[k].text)) for k in run):
-            continue  # no steps of the base's: new lists of their own stay as written
-        split = [_marker_split(first_line(nodes[k].text)) for k in run]
-        leads = [m[0] for m in split if m]
-        numbers = [int(x.strip()[:-1]) for x in leads]
-        if len(set(numbers)) == 1 and _alike_in_base(run, bn):
-            continue  # numbered alike on purpose
-        for i, (k, m) in enumerate(zip(run, split, strict=True)):
-            assert m is not None
-            nd = nodes[k]
-            new = f"{numbers[0] + i}{m[0].strip()[-1]} "
-            if new != m[0]:
-                first, *rest = nd.text.split("\n")
-                out[k] = _remarked(nd, m[0], new, first[len(m[0]) :], rest)
-    return out
+    return [run for run in runs if run]
 
 
 def _alike_in_base(run: list[Key], bn: dict[Key, Node]) -> bool:

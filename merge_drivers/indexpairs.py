@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
+from itertools import accumulate
 
 from merge_drivers.indexdoc import (
     PATH_SEP,
@@ -154,21 +156,104 @@ def _edited_bullets(
     if alike enough. A new bullet that says what a base bullet says (moved, or its section
     renamed) is that one, not another edited. `in_order`: too many to compare each with
     each (a section rewritten whole): the first gone with the first new, and so on."""
-    out: dict[Key, Key] = {}
     left = [k for k in news if _said(nodes[k].text) not in said]
     if in_order:
+        out: dict[Key, Key] = {}
         for bk, sk in zip(olds, left, strict=False):
-            near = _likeness(bn[bk].text, nodes[sk].text) >= SIMILAR
+            near = _likeness(bn[bk].text, nodes[sk].text) > SIMILAR
             if sk[1] == bk[1] and near and not (sk in other and bk in other):
                 out[sk] = bk
         return out
-    for bk in olds:
-        alike = [(_likeness(bn[bk].text, nodes[sk].text), sk) for sk in left if sk[1] == bk[1]]
-        best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
-        if best is not None and not (best[1] in other and bk in other):
-            out[best[1]] = bk
-            left.remove(best[1])
+    scores = {
+        (bk, sk): _likeness(bn[bk].text, nodes[sk].text)
+        for bk in olds
+        for sk in left
+        if sk[1] == bk[1] and not (sk in other and bk in other)
+    }
+    order = {k: i for keys in (olds, news) for i, k in enumerate(keys)}
+    return mutual_best(scores, lambda bk, sk: _kept(bn[bk].text, nodes[sk].text), order)
+
+
+def mutual_best(
+    scores: dict[tuple[Key, Key], float],
+    second: Callable[[Key, Key], float],
+    order: dict[Key, int] | None = None,
+) -> dict[Key, Key]:
+    """{new key: base key} from {(base key, new key): likeness}: a gone bullet and a new one
+    pair when each is the other's one most alike (more than `SIMILAR`; of equals, the one `second`
+    ranks first), repeated on what is left; with `order` (each key's place in the base or
+    the side), a pair that crosses one made before is no candidate then. A tie pairs neither.
+    Look-alike steps (`run the X step N`, any two 3 of 5 words alike) paired first come first
+    took a merge's new step for whichever gone step the base lists first, so the next merge
+    read another edit than the side had written (round 21)."""
+    left = {pair: r for pair, r in scores.items() if r > SIMILAR}
+    seconds: dict[tuple[Key, Key], float] = {}
+    out: dict[Key, Key] = {}
+    while left:
+        tops: dict[tuple[int, Key], tuple[float, list[tuple[Key, Key]]]] = {}
+        for pair, r in left.items():
+            for me in ((0, pair[0]), (1, pair[1])):
+                was = tops.get(me)
+                if was is None or r > was[0]:
+                    tops[me] = (r, [pair])
+                elif r == was[0]:
+                    was[1].append(pair)
+        best: dict[tuple[int, Key], tuple[Key, Key] | None] = {}
+        for me, (_, pairs) in tops.items():
+            if len(pairs) > 1:  # equals by words: by `second`, else no one
+                for pair in pairs:
+                    if pair not in seconds:
+                        seconds[pair] = second(*pair)
+                top = max(seconds[p] for p in pairs)
+                pairs = [p for p in pairs if seconds[p] == top]
+            best[me] = pairs[0] if len(pairs) == 1 else None
+        found = {
+            pair[1]: pair[0]
+            for (side, _), pair in best.items()
+            if side == 0 and pair is not None and best[(1, pair[1])] == pair
+        }
+        if not found:
+            break
+        out.update(found)
+        paired = set(found.values())
+        crosses = _crossing(found, order) if order else None
+        left = {
+            (bk, sk): r
+            for (bk, sk), r in left.items()
+            if sk not in found and bk not in paired and not (crosses and crosses(bk, sk))
+        }
     return out
+
+
+def _kept(a: str, b: str) -> float:
+    """The share of a base bullet's words a new one still says, in order, punctuation at a
+    word's end aside: of two new bullets equally alike, the one that kept the base's words
+    (`gamma delta xi` → `gamma delta xi more words here`, not `gamma delta sigma`)."""
+    from difflib import SequenceMatcher
+
+    x, y = ([w.rstrip(".,;:!?") for w in _unboxed(_said(t))] for t in (a, b))
+    if not x:
+        return 0.0
+    blocks = SequenceMatcher(None, x, y, autojunk=False).get_matching_blocks()
+    return sum(m.size for m in blocks) / len(x)
+
+
+def _crossing(pairs: dict[Key, Key], order: dict[Key, int]) -> Callable[[Key, Key], bool]:
+    """Whether pairing a base key with a side key crosses one of `pairs` (one before the
+    other in the base, after it on the side): a bisection over the pairs by base place, the
+    side places' running max before and min after, so each question costs a logarithm."""
+    from bisect import bisect_left
+
+    made = sorted((order[b], order[s]) for s, b in pairs.items())
+    at = [b for b, _ in made]
+    most = list(accumulate((s for _, s in made), max))
+    least = list(accumulate((s for _, s in reversed(made)), min))[::-1]
+
+    def crosses(bk: Key, sk: Key) -> bool:
+        i = bisect_left(at, order[bk])  # pairs before `bk` in the base: [0, i)
+        return (i > 0 and most[i - 1] > order[sk]) or (i < len(made) and least[i] < order[sk])
+
+    return crosses
 
 
 MAX_COMPARED = 20_000  # pairs of bullets compared in one merge (~2 s), beyond: in order only
@@ -381,7 +466,7 @@ def moved_bullets(
 ) -> dict[Key, Key]:
     """{side key: base key} for plain bullets this side moved (issue 24, moves): a base plain
     bullet the side no longer holds and a new plain bullet in a section of the base (or out
-    of every section) that says the same words (moved to another section), or ≥ `SIMILAR` of
+    of every section) that says the same words (moved to another section), or more than `SIMILAR` of
     them (moved and edited; within its section: not in its slot, `block_rewrites`), are one
     bullet — so that where it stands (the mover's place)
     and what it says (an editor's words) are two decisions merged together, not a deletion
@@ -431,14 +516,11 @@ def moved_bullets(
     rest = [sk for sk in news if sk not in out]
     if not left or not rest or len(left) * len(rest) > MAX_COMPARED:
         return out
-    for bk in left:  # moved and edited: the most alike, if alike enough
-        alike = [
-            (_likeness(bn[bk].text, nodes[sk].text), sk)
-            for sk in rest
-            if not (sk in other and bk in other)
-        ]
-        best = max(((r, sk) for r, sk in alike if r >= SIMILAR), default=None)
-        if best is not None:
-            out[best[1]] = bk
-            rest.remove(best[1])
+    scores = {  # moved and edited: the most alike, if alike enough
+        (bk, sk): _likeness(bn[bk].text, nodes[sk].text)
+        for bk in left
+        for sk in rest
+        if not (sk in other and bk in other)
+    }
+    out.update(mutual_best(scores, lambda bk, sk: _kept(bn[bk].text, nodes[sk].text)))
     return out
