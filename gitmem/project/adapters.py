@@ -227,3 +227,50 @@ def agent_homes(env: Mapping[str, str]) -> dict[str, Path]:
 
 def has_user_scope(agent: str) -> bool:
     return any(f.scope == USER for f in ADAPTERS[agent].folders)
+
+
+# -- Gemini CLI's GEMINI.md: only its own section is memory -----------------------------------
+
+# the file's name in the user scope's tree: the one file of which only a section is synced
+GEMINI_FILE = ".root/GEMINI.md"
+GEMINI_HEADER = b"## Gemini Added Memories"  # memoryTool.ts MEMORY_SECTION_HEADER
+
+
+def _gemini_bounds(data: bytes) -> tuple[int, int] | None:
+    """Where save_memory's section is in `data`, as memoryTool.ts finds it: from the header's
+    first occurrence to the next `\\n## ` (its newline kept in the section), or the end."""
+    start = data.find(GEMINI_HEADER)
+    if start < 0:
+        return None
+    end = data.find(b"\n## ", start + len(GEMINI_HEADER))
+    return start, len(data) if end < 0 else end + 1
+
+
+def gemini_section(data: bytes) -> bytes:
+    """The part of a GEMINI.md gitmem syncs: the `## Gemini Added Memories` section Gemini's
+    save_memory appends to (b"": none). The rest is the user's own instructions, never read
+    into the ref nor written (round 21: the whole file synced, each machine's instructions
+    concatenated into the other's)."""
+    bounds = _gemini_bounds(data)
+    return b"" if bounds is None else data[bounds[0] : bounds[1]]
+
+
+def with_gemini_section(data: bytes, section: bytes) -> bytes:
+    """`data` (the file on disk) with its section replaced by `section` (b"": removed), every
+    other byte as it was; appended as save_memory appends it when the file has none."""
+    bounds = _gemini_bounds(data)
+    if bounds is None:
+        if not section:
+            return data
+        sep = (
+            b""
+            if not data or data.endswith(b"\n\n")
+            else b"\n"
+            if data.endswith(b"\n")
+            else b"\n\n"
+        )
+        return data + sep + section
+    before, after = data[: bounds[0]], data[bounds[1] :]
+    if after and section and not section.endswith(b"\n"):
+        section += b"\n"
+    return before + section + after

@@ -1,0 +1,81 @@
+"""Round 21: memory beyond one project and one agent, walked as a person would — two machines
+(two HOMEs holding one identity), a hub that is a bare repository, the agents `gitmem.agents`
+enables. What was wrong, each as a class, with the test that failed before."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from gitmem.project.adapters import gemini_section, with_gemini_section
+from tests.support.personal import remote_objects
+from tests.support.world import World, write_files
+
+HEADER = "## Gemini Added Memories\n"
+
+
+def two_machines(tmp_path: Path, agents: str) -> tuple[World, World, Path]:
+    """Two HOMEs, one hub, `agents` enabled, the second holding the first's identity."""
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    hub = tmp_path / "hub.git"
+    a.git("init", "-q", "--bare", str(hub))
+    for w in (a, b):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+        w.git("config", "--global", "gitmem.agents", agents)
+    return a, b, hub
+
+
+def same_identity(a: World, b: World) -> None:
+    (b.home / ".config/gitmem").mkdir(parents=True, exist_ok=True)
+    identity = a.home / ".config/gitmem/identity"
+    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+
+
+def test_the_gemini_section_is_cut_and_put_back_leaving_every_other_byte() -> None:
+    files = [
+        b"",
+        b"# mine\n",
+        HEADER.encode() + b"- a\n",
+        b"# x\n\n" + HEADER.encode() + b"- a\n\n## Other\nkeep\n",
+        b"no newline" + HEADER.encode().rstrip(),
+    ]
+    for data in files:
+        assert with_gemini_section(data, gemini_section(data)) == data
+    mine = b"# x\n\n" + HEADER.encode() + b"- a\n\n## Other\nkeep\n"
+    assert gemini_section(mine) == HEADER.encode() + b"- a\n\n"
+    assert with_gemini_section(mine, HEADER.encode() + b"- a\n- b") == (
+        b"# x\n\n" + HEADER.encode() + b"- a\n- b\n## Other\nkeep\n"
+    )
+    assert with_gemini_section(mine, b"") == b"# x\n\n## Other\nkeep\n"
+    # appended as save_memory appends it: a blank line before the header
+    assert with_gemini_section(b"# mine\n", HEADER.encode()) == b"# mine\n\n" + HEADER.encode()
+
+
+def test_only_geminis_own_section_travels_the_rest_of_each_file_stays_byte_for_byte(
+    tmp_path: Path,
+) -> None:
+    """GEMINI.md is the user's instructions to Gemini with save_memory's section in it. Was:
+    the whole file synced, so machine b's own instructions were concatenated with a's (a
+    "both added" merge of two files), on both machines, and a's own words left the machine."""
+    a, b, hub = two_machines(tmp_path, "claude,gemini")
+    mine_a = "# My own instructions\n\nBe terse.\n\n"
+    mine_b = "# B's instructions\n\nBe verbose.\n"
+    write_files(a.home / ".gemini", {"GEMINI.md": mine_a + HEADER + "- deploys via fly\n"})
+    a.ok("sync", "--user")
+    same_identity(a, b)
+    write_files(b.home / ".gemini", {"GEMINI.md": mine_b})
+    b.ok("sync", "--user")
+    assert (b.home / ".gemini/GEMINI.md").read_text() == (
+        mine_b + "\n" + HEADER + "- deploys via fly\n"
+    )
+    # both edit their own part and save a memory each
+    mine_a2, mine_b2 = mine_a.replace("terse", "terse. Really"), mine_b.replace("ver", "VER")
+    (a.home / ".gemini/GEMINI.md").write_text(mine_a2 + HEADER + "- deploys via fly\n- a\n")
+    (b.home / ".gemini/GEMINI.md").write_text(mine_b2 + "\n" + HEADER + "- deploys via fly\n- b\n")
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+    a.ok("sync", "--user")
+    section = HEADER + "- deploys via fly\n- b\n- a\n"
+    assert (a.home / ".gemini/GEMINI.md").read_text() == mine_a2 + section
+    assert (b.home / ".gemini/GEMINI.md").read_text() == mine_b2 + "\n" + section
+    sealed = remote_objects(hub)
+    assert b"Really" not in sealed and b"deploys" not in sealed  # nothing of it in the clear
