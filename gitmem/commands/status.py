@@ -263,6 +263,9 @@ class AgentLine:
     scope: str
     where: str
     how: str  # how it syncs here, or why not
+    # not on this machine (yet): the agent has written nothing there (round 21: status and
+    # doctor named the folders of every enabled agent, never which were there)
+    missing: bool = False
 
 
 def agent_lines(
@@ -283,7 +286,8 @@ def agent_lines(
                     else "user scope: not synced without a hub "
                     "(git config --global gitmem.hub URL of a private repository)"
                 )
-                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
+                gone = not os.path.lexists(where)
+                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how, gone))
                 continue
             scope = by_name.get(folder.top) if agent != "claude" else None
             if agent == "claude":
@@ -299,6 +303,9 @@ def agent_lines(
                     if scope.pushable
                     else f"not synced: {scope.note}"
                 )
+                gone = not os.path.lexists(where)
+                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how, gone))
+                continue
             lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
     return lines
 

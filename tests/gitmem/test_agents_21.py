@@ -4,6 +4,7 @@ enables. What was wrong, each as a class, with the test that failed before."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from gitmem.project.adapters import gemini_section, with_gemini_section
@@ -79,3 +80,34 @@ def test_only_geminis_own_section_travels_the_rest_of_each_file_stays_byte_for_b
     assert (b.home / ".gemini/GEMINI.md").read_text() == mine_b2 + "\n" + section
     sealed = remote_objects(hub)
     assert b"Really" not in sealed and b"deploys" not in sealed  # nothing of it in the clear
+
+
+def test_status_and_doctor_name_every_enabled_agents_folders_and_which_are_missing(
+    tmp_path: Path,
+) -> None:
+    """Was: status listed the folders with no word of which exist, and doctor named Claude
+    Code's project folders only (a goose folder never made read "ok … 0 files")."""
+    w = World(tmp_path)
+    w.git("config", "--global", "gitmem.agents", "claude,codex,gemini,goose,cline")
+    w.make_remote()
+    shop = w.clone("shop")
+    write_files(shop, {"memory-bank/activeContext.md": "# Active\n"})
+    write_files(w.home, {".codex/AGENTS.md": "# Rules\n"})
+    found = json.loads(w.ok("status", "--json", cwd=shop))["agents"]
+    missing = {Path(a["where"]).name: a["missing"] for a in found if a["agent"] != "claude"}
+    assert missing == {
+        "memories": True,
+        "AGENTS.md": False,
+        "GEMINI.md": True,
+        "memory": True,  # .goose/memory and ~/.config/goose/memory, both not made
+        "memory-bank": False,
+    }
+    assert "~/.codex/memories (not on this machine yet)" in w.ok("status", cwd=shop)
+    told = w.gitmem("doctor", cwd=shop).out
+    assert (
+        "agent codex: Codex CLI keeps memory in ~/.codex/memories, ~/.codex/AGENTS.md; "
+        "not on this machine yet: ~/.codex/memories\n"
+    ) in told, told
+    assert "agent cline: Cline keeps memory in memory-bank\n" in told
+    assert "not on this machine yet: .goose/memory, ~/.config/goose/memory" in told
+    assert "~/.gemini/GEMINI.md; not on this machine yet: ~/.gemini/GEMINI.md" in told
