@@ -111,3 +111,17 @@ def test_status_and_doctor_name_every_enabled_agents_folders_and_which_are_missi
     assert "agent cline: Cline keeps memory in memory-bank\n" in told
     assert "not on this machine yet: .goose/memory, ~/.config/goose/memory" in told
     assert "~/.gemini/GEMINI.md; not on this machine yet: ~/.gemini/GEMINI.md" in told
+
+
+def test_a_resolution_on_the_disk_names_the_file_as_the_changes_beside_it(tmp_path: Path) -> None:
+    """A file both machines made before the second one's first sync: the merge of the disk
+    with the ref said `resolved .root/CLAUDE.md` (the store's name; a project adapter's file
+    lost its `cline/`) while the lines beside it said `~/.claude/CLAUDE.md`."""
+    a, b, _ = two_machines(tmp_path, "claude")
+    write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n\n- from a\n"})
+    a.ok("sync", "--user")
+    same_identity(a, b)
+    write_files(b.home / ".claude", {"CLAUDE.md": "# Me\n\n- from b\n"})
+    out = b.ok("sync", "--user")
+    assert "  resolved ~/.claude/CLAUDE.md lines " in out and ".root" not in out, out
+    assert (b.home / ".claude/CLAUDE.md").read_text().count("- from ") == 2
