@@ -125,3 +125,19 @@ def test_a_resolution_on_the_disk_names_the_file_as_the_changes_beside_it(tmp_pa
     out = b.ok("sync", "--user")
     assert "  resolved ~/.claude/CLAUDE.md lines " in out and ".root" not in out, out
     assert (b.home / ".claude/CLAUDE.md").read_text().count("- from ") == 2
+
+
+def test_restoring_geminis_memory_puts_back_the_section_only(tmp_path: Path) -> None:
+    """Was: restore compared the whole file with the section the ref holds ("has changes
+    not synced yet") and, with --force, wrote the section over the whole file: the user's
+    own instructions gone."""
+    a, _, _ = two_machines(tmp_path, "claude,gemini")
+    gemini = a.home / ".gemini/GEMINI.md"
+    mine = "# My own instructions\n\nBe terse.\n\n"
+    write_files(a.home / ".gemini", {"GEMINI.md": mine + HEADER + "- first\n"})
+    a.ok("sync", "--user")
+    gemini.write_text(mine + HEADER + "- first\n- second\n")
+    a.ok("sync", "--user")
+    gemini.write_text(mine.replace("terse", "brief") + HEADER + "- first\n- second\n")
+    a.ok("restore", "user-gemini/GEMINI.md", "--at", "~1", cwd=tmp_path)
+    assert gemini.read_text() == mine.replace("terse", "brief") + HEADER + "- first\n"
