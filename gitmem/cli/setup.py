@@ -164,7 +164,8 @@ def _agents(project: Project) -> None:
         from gitmem.core.userdirs import tilde
 
         for a in shown["agents"]:
-            echo(f"  {a['title']:<12} {a['scope']:<17} {tilde(a['where'], project.tree)}")
+            gone = " (not on this machine yet)" if a["missing"] else ""
+            echo(f"  {a['title']:<12} {a['scope']:<17} {tilde(a['where'], project.tree)}{gone}")
             echo(f"{'':<33}{a['how']}")
     if shown["user_scope"]:
         echo(f"user scope: {shown['user_scope']}")

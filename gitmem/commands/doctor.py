@@ -77,6 +77,7 @@ def run_doctor(project: Project, status: Status, offline: bool = False) -> Check
     _orphans(project, checkup)
     _moved(project, checkup)
     _other_agents(project, checkup)
+    _agent_folders(project, checkup)
     _manual(checkup)
     if status.unfolded:
         checkup.add(
@@ -121,6 +122,29 @@ def _manual(checkup: Checkup) -> None:
             "editable one, pip install -e) put none where man looks; gitmem -h works",
             f"{fix}  (in your shell profile)",
         )
+
+
+def _agent_folders(project: Project, checkup: Checkup) -> None:
+    """Where each enabled agent keeps memory beyond the project's folders (its user scope, an
+    adapter's project folder), and which of them this machine does not have yet: the folder
+    rows above name Claude Code's project folders only (round 21)."""
+    from gitmem.core.userdirs import tilde
+    from gitmem.project.adapters import USER, agent_lines, agents_of
+
+    try:
+        lines = agent_lines(agents_of(project.repo), project.scopes, None, os.environ)
+    except GitmemError:  # gitmem.agents names an unknown agent: said where settings are checked
+        return
+    for agent in dict.fromkeys(line.agent for line in lines):
+        mine = [a for a in lines if a.agent == agent and (agent != "claude" or a.scope == USER)]
+        if not mine:
+            continue
+        where = ", ".join(tilde(a.where, project.tree) for a in mine)
+        gone = [tilde(a.where, project.tree) for a in mine if a.missing]
+        said = f"{mine[0].title} keeps memory in {where}" + (
+            f"; not on this machine yet: {', '.join(gone)}" if gone else ""
+        )
+        checkup.add(f"agent {agent}", OK, said)
 
 
 def _other_agents(project: Project, checkup: Checkup) -> None:

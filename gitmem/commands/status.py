@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from gitmem.project.adapters import ADAPTERS, USER, agents_of, user_locations
+from gitmem.project.adapters import agent_lines, agents_of, user_locations
 from gitmem.project.excludes import exclude_memory_folders
 from gitmem.project.scopes import TEAM_REF, Project, Scope
 from gitmem.project.state import FileRecord, load_scope_state
@@ -256,53 +256,6 @@ def init_project(project: Project) -> InitResult:
 # -- what each enabled agent keeps where (status) ------------------------------------------------
 
 
-@dataclass(frozen=True)
-class AgentLine:
-    agent: str
-    title: str
-    scope: str
-    where: str
-    how: str  # how it syncs here, or why not
-
-
-def agent_lines(
-    agents: tuple[str, ...], scopes: tuple[Scope, ...], hub: str | None, env: Mapping[str, str]
-) -> list[AgentLine]:
-    """What each enabled agent keeps where, and how gitmem syncs it (gitmem status)."""
-    by_name = {s.name: s for s in scopes}
-    lines: list[AgentLine] = []
-    for agent in agents:
-        adapter = ADAPTERS[agent]
-        for folder in adapter.folders:
-            if folder.scope == USER:
-                path, files = user_locations(agent, env)
-                where = str(files[0][1]) if folder.file else str(path)
-                how = (
-                    f"user scope: through the hub {hub}, encrypted (gitmem sync --user)"
-                    if hub
-                    else "user scope: not synced without a hub "
-                    "(git config --global gitmem.hub URL of a private repository)"
-                )
-                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
-                continue
-            scope = by_name.get(folder.top) if agent != "claude" else None
-            if agent == "claude":
-                how = "project scopes auto, team, agents, local (above)"
-                where = folder.where
-            elif scope is None:
-                continue
-            else:
-                where = str(scope.path)
-                how = (
-                    f"team ref, {folder.top}/"
-                    + (f" ({', '.join(folder.kinds)})" if folder.kinds != (".md",) else "")
-                    if scope.pushable
-                    else f"not synced: {scope.note}"
-                )
-            lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
-    return lines
-
-
 def agents_json(project: Project) -> dict[str, Any]:
     """`gitmem status --json`'s "agents" (what each enabled agent keeps where) and
     "user_scope" (how the user scope syncs, or how to make it)."""
@@ -324,7 +277,7 @@ def agents_json(project: Project) -> dict[str, Any]:
             "not synced (~/.claude/CLAUDE.md, ~/.claude/agent-memory/ and other agents' "
             "user memory need a hub): git config --global gitmem.hub URL of a private repository"
         )
-    return {"agents": [asdict(line) for line in lines], "user_scope": user}
+    return {"agents": [line._asdict() for line in lines], "user_scope": user}
 
 
 # -- the user scope (gitmem status --user) -------------------------------------------------------

@@ -625,6 +625,7 @@ def restore(
     project: Project, path: str, at: str | None, force: bool, *, named: str | None = None
 ) -> Restored:
     """Write a memory back from history: at REV, else its newest version that still had it."""
+    from gitmem.project.adapters import GEMINI_FILE, gemini_section, with_gemini_section
     from gitmem.project.filecas import replace_or_refuse
     from gitmem.project.state import current_mode, holding_lock, load_scope_state
 
@@ -669,8 +670,11 @@ def restore(
         state = load_scope_state(repo.common_dir, where.scope.name)
         record = state.files.get(where.rel) if state.path == str(where.scope.path) else None
         on_disk = _current_bytes(target)
+        # Gemini's GEMINI.md: the ref holds its section alone, the rest of the file is the
+        # user's and stays as it is (round 21: restore wrote the section over the whole file)
+        section = where.rel == GEMINI_FILE and where.rel in where.scope.extra
         if on_disk is not None and not force:
-            current = repo.write_blob(on_disk)
+            current = repo.write_blob(gemini_section(on_disk) if section else on_disk)
             if current != (record.oid if record else None) and current != blob:
                 raise UsageError(
                     f"{target} has changes not synced yet",
@@ -678,6 +682,8 @@ def restore(
                 )
         data = repo.read_blob(blob)
         refuse_unsafe(where, data, f"{label} at {commit[:10]}")
+        if section:
+            data = with_gemini_section(on_disk or b"", data)
         unchanged = on_disk == data
         if not unchanged:
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from gitmem.errors import ConfigError
 
@@ -227,3 +227,117 @@ def agent_homes(env: Mapping[str, str]) -> dict[str, Path]:
 
 def has_user_scope(agent: str) -> bool:
     return any(f.scope == USER for f in ADAPTERS[agent].folders)
+
+
+# -- what each enabled agent keeps where (gitmem status, gitmem doctor) ---------------------------
+
+
+class _Scope(Protocol):  # gitmem/project/scopes.Scope, which imports this module
+    @property
+    def name(self) -> str: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def pushable(self) -> bool: ...
+    @property
+    def note(self) -> str: ...
+
+
+class AgentLine(NamedTuple):
+    agent: str
+    title: str
+    scope: str
+    where: str
+    how: str  # how it syncs here, or why not
+    # not on this machine (yet): the agent has written nothing there (round 21: status and
+    # doctor named the folders of every enabled agent, never which were there)
+    missing: bool = False
+
+
+def agent_lines(
+    agents: tuple[str, ...], scopes: tuple[_Scope, ...], hub: str | None, env: Mapping[str, str]
+) -> list[AgentLine]:
+    """What each enabled agent keeps where, and how gitmem syncs it (gitmem status)."""
+    by_name = {s.name: s for s in scopes}
+    lines: list[AgentLine] = []
+    for agent in agents:
+        adapter = ADAPTERS[agent]
+        for folder in adapter.folders:
+            if folder.scope == USER:
+                path, files = user_locations(agent, env)
+                where = str(files[0][1]) if folder.file else str(path)
+                how = (
+                    f"user scope: through the hub {hub}, encrypted (gitmem sync --user)"
+                    if hub
+                    else "user scope: not synced without a hub "
+                    "(git config --global gitmem.hub URL of a private repository)"
+                )
+                gone = not os.path.lexists(where)
+                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how, gone))
+                continue
+            scope = by_name.get(folder.top) if agent != "claude" else None
+            if agent == "claude":
+                how = "project scopes auto, team, agents, local (above)"
+                where = folder.where
+            elif scope is None:
+                continue
+            else:
+                where = str(scope.path)
+                how = (
+                    f"team ref, {folder.top}/"
+                    + (f" ({', '.join(folder.kinds)})" if folder.kinds != (".md",) else "")
+                    if scope.pushable
+                    else f"not synced: {scope.note}"
+                )
+                gone = not os.path.lexists(where)
+                lines.append(AgentLine(agent, adapter.title, folder.scope, where, how, gone))
+                continue
+            lines.append(AgentLine(agent, adapter.title, folder.scope, where, how))
+    return lines
+
+
+# -- Gemini CLI's GEMINI.md: only its own section is memory -----------------------------------
+
+# the file's name in the user scope's tree: the one file of which only a section is synced
+GEMINI_FILE = ".root/GEMINI.md"
+GEMINI_HEADER = b"## Gemini Added Memories"  # memoryTool.ts MEMORY_SECTION_HEADER
+
+
+def _gemini_bounds(data: bytes) -> tuple[int, int] | None:
+    """Where save_memory's section is in `data`, as memoryTool.ts finds it: from the header's
+    first occurrence to the next `\\n## ` (its newline kept in the section), or the end."""
+    start = data.find(GEMINI_HEADER)
+    if start < 0:
+        return None
+    end = data.find(b"\n## ", start + len(GEMINI_HEADER))
+    return start, len(data) if end < 0 else end + 1
+
+
+def gemini_section(data: bytes) -> bytes:
+    """The part of a GEMINI.md gitmem syncs: the `## Gemini Added Memories` section Gemini's
+    save_memory appends to (b"": none). The rest is the user's own instructions, never read
+    into the ref nor written (round 21: the whole file synced, each machine's instructions
+    concatenated into the other's)."""
+    bounds = _gemini_bounds(data)
+    return b"" if bounds is None else data[bounds[0] : bounds[1]]
+
+
+def with_gemini_section(data: bytes, section: bytes) -> bytes:
+    """`data` (the file on disk) with its section replaced by `section` (b"": removed), every
+    other byte as it was; appended as save_memory appends it when the file has none."""
+    bounds = _gemini_bounds(data)
+    if bounds is None:
+        if not section:
+            return data
+        sep = (
+            b""
+            if not data or data.endswith(b"\n\n")
+            else b"\n"
+            if data.endswith(b"\n")
+            else b"\n\n"
+        )
+        return data + sep + section
+    before, after = data[: bounds[0]], data[bounds[1] :]
+    if after and section and not section.endswith(b"\n"):
+        section += b"\n"
+    return before + section + after

@@ -287,6 +287,12 @@ def snapshot(
                 why = f"{e.what} now (changed while read)"
             except OSError as exc:
                 why = f"unreadable: {exc.strerror}"
+            if rel == GEMINI_FILE and rel in extra:
+                from gitmem.project.adapters import gemini_section
+
+                data = gemini_section(data)  # the rest of the file is the user's, not memory
+                if not data and not why:
+                    continue  # no section (yet, or any more): no memory there
         oid = repo.write_blob(data) if not why else ""
         if not why and (record is None or oid != record.oid):
             # the bytes it synced last passed this check then: a file only re-read (a fresh
@@ -472,6 +478,9 @@ def materialize(
         if want == was:
             continue
         outside = extra.get(rel)
+        if outside is not None and rel == GEMINI_FILE:
+            _place_section(repo, done, rel, outside, want, was, blobs, now)
+            continue
         if outside is None and _through_link(folder, rel):
             done.through_link.append(rel)
             continue
@@ -628,6 +637,64 @@ def _new_folder(folder: Path) -> bool:
 FLUSH_BATCH = 4096
 
 
+def _place_section(
+    repo: Store,
+    done: Materialized,
+    rel: str,
+    path: Path,
+    want: str | None,
+    was: str | None,
+    blobs: _Ahead,
+    now: float,
+) -> None:
+    """Gemini's GEMINI.md: only its `## Gemini Added Memories` section is the ref's (`want`,
+    `was`: blobs of the section alone), written into the file with every other byte as it
+    is; the file is checked and replaced whole, as any other (never over an edit)."""
+    from gitmem.project.adapters import gemini_section, with_gemini_section
+
+    try:
+        st = os.lstat(path)
+        check_regular(st, path)
+        disk: bytes | None = read_regular(path)
+    except FileNotFoundError:
+        disk = None
+    except NotAFile as e:
+        done.not_a_file[rel] = e.what
+        return
+    except OSError as e:
+        done.unwritable[rel] = e.strerror or type(e).__name__
+        return
+    part = gemini_section(disk or b"")
+    current = repo.write_blob(part) if part else None
+    if current == want:  # the same edit made on both sides
+        if want is None:
+            done.records.pop(rel, None)
+        else:
+            done.records[rel] = _record(want, os.lstat(path), now)
+        return
+    if current != was:
+        done.changed_meanwhile[rel] = current
+        return
+    whole = None if disk is None else repo.write_blob(disk)
+    new = with_gemini_section(disk or b"", blobs.read(want) if want is not None else b"")
+    with _settled(repo, done, rel, path, whole):
+        if not new:  # the file held the section alone
+            displaced = _remove_checked(repo, path, whole)
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)  # ~/.gemini on a new machine
+            tmp, written = _prepare(path, new, whole)
+            flush_written([tmp])
+            displaced = _replace_checked(repo, path, tmp, written, whole)
+        if want is None:
+            done.records.pop(rel, None)
+            done.deleted.append(rel)
+        else:
+            done.records[rel] = _record(want, written, now)
+            done.written.append(rel)
+        if displaced is not None:  # an edit in between: its section is what to merge
+            done.displaced[rel] = repo.write_blob(gemini_section(repo.read_blob(displaced)))
+
+
 class _Pending(NamedTuple):
     """A file of a write-back whose new bytes wait in a temp file beside it, not yet flushed."""
 
@@ -687,6 +754,9 @@ def _place_batch(
                     os.unlink(rest.tmp)
             raise
 
+
+# Gemini CLI's memory file, of which only a section is memory (project/adapters.GEMINI_FILE)
+GEMINI_FILE = ".root/GEMINI.md"
 
 _REFUSED_WRITES = frozenset(
     {errno.EROFS, errno.EACCES, errno.EPERM, errno.ENOSPC, errno.EDQUOT, errno.EFBIG}

@@ -152,7 +152,9 @@ def commit_merge(
             if on_ref != expected
             else _Direct(snap.files)
         )
-        run.result.report(ref).resolutions.extend(merged.resolutions)
+        # named from the ref's top, as the changes listed beside them (round 21: the user
+        # scope's `.root/GEMINI.md`, a bare `activeContext.md` of cline/, told as stored)
+        run.result.report(ref).resolutions.extend(f"{s.prefix}/{r}" for r in merged.resolutions)
         trailers += [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]  # disk: 2nd
         beaten.update(disk_beaten(merged.resolutions, s.prefix, snap.files))
         for rel in sorted(set(expected) | set(snap.files)):

@@ -199,12 +199,13 @@ def test_a_second_agent_needs_no_second_grant(tmp_path: Path) -> None:
     laptop.ok("sync", "--user")
     for w in (desk, laptop):
         w.git("config", "--global", "gitmem.agents", "claude,gemini")
-    write_files(desk.home / ".gemini", {"GEMINI.md": "- gemini on the desk\n"})
+    saved = "## Gemini Added Memories\n- gemini on the desk\n"  # save_memory's section
+    write_files(desk.home / ".gemini", {"GEMINI.md": saved})
     first = desk.ok("sync", "--user")
     assert "opened too by the 1 other machine your other user-scope memory is granted to" in first
     there = laptop.gitmem("sync", "--user")
     assert there.code == 0 and "key grant" not in there.out, there
-    assert (laptop.home / ".gemini" / "GEMINI.md").read_text() == "- gemini on the desk\n"
+    assert (laptop.home / ".gemini" / "GEMINI.md").read_text() == saved
 
 
 def test_the_demo_says_whose_home_its_tilde_is() -> None:
