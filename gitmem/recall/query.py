@@ -351,7 +351,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
             typed = None if q.any_word else fts_query(q.search, prefix=False)
             if typed != params[match_at]:
                 hits = _as_typed_first(db, hits, typed)
-            hits = _pointed_to(db, hits, params[match_at], plain)
+            hits = _pointed_to(db, hits, params[match_at], plain)[:limit]
     return hits
 
 
