@@ -384,18 +384,28 @@ def is_index(scope: str, path: str) -> bool:
 
 
 def pointers(path: str, lines: Sequence[str], targets: Sequence[str]) -> list[tuple[int, str]]:
-    """(line number, target) for each line of the index file `path` linking to a memory of its
-    scope (`targets`: its links as the index resolved them), in the order of the lines."""
-    folder = posixpath.dirname(path) or "."
+    """(line number, target) for each link of a line of the index file `path` to a memory of
+    its scope (`targets`: its links as the index resolved them), in the order of the lines.
+    One pass over the lines (a target searched in every line: 0.17 s for 150 of them)."""
+    folder = posixpath.dirname(path)
+    held = set(targets)
+    by_stem = {posixpath.splitext(posixpath.basename(t))[0].lower(): t for t in targets}
     found: list[tuple[int, str]] = []
-    for target in targets:
-        href = posixpath.relpath(target, folder)
-        stem = posixpath.splitext(posixpath.basename(target))[0].lower()
-        marks = (f"({href}", f"(./{href}", f"(<{href}")
-        for at, line in enumerate(lines):
-            if any(m in line for m in marks) or f"[[{stem}" in line.lower():
-                found.append((at, target))
-    return sorted(found)
+    for at, line in enumerate(lines):
+        if "](" not in line and "[[" not in line:
+            continue
+        for href, wiki in re.findall(_LINK, line):
+            target = (
+                by_stem.get(wiki.strip().lower())
+                if wiki
+                else posixpath.normpath(posixpath.join(folder, href.split("#", 1)[0]))
+            )
+            if target in held and (at, target) not in found:
+                found.append((at, str(target)))
+    return found
+
+
+_LINK = r"\]\(<?([^)>\s]+)|\[\[([^\]|#]+)"
 
 
 def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str) -> list[Hit]:

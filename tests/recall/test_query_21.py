@@ -144,7 +144,7 @@ def test_an_index_line_found_answers_with_the_memory_it_points_to_once(
         {
             "MEMORY.md": "# Index\n- [Deploys](deploys.md) — zebra window, Tuesdays\n"
             "- [Rollback](rollback.md) — how to undo\n"
-            "- [Deploys again](./deploys.md) — zebra crossing\n"
+            "- [Deploys again](./deploys.md#when) — zebra crossing\n"
             "- [Gone](gone.md) — zebra of a deleted memory\n",
             "deploys.md": "---\nname: Deploys\ndescription: only on Tuesdays\n---\nWe ship.\n",
             "rollback.md": "---\nname: Rollback\ndescription: undo\n---\nzebra revert.\n",
