@@ -398,11 +398,18 @@ def pointers(path: str, lines: Sequence[str], targets: Sequence[str]) -> list[tu
             target = (
                 by_stem.get(wiki.strip().lower())
                 if wiki
-                else posixpath.normpath(posixpath.join(folder, href.split("#", 1)[0]))
+                else posixpath.normpath(posixpath.join(folder, _href_path(href)))
             )
             if target in held and (at, target) not in found:
                 found.append((at, str(target)))
     return found
+
+
+def _href_path(href: str) -> str:
+    """The file an href names, as the index resolves it (gitmem.claude.graph._resolve_md)."""
+    from urllib.parse import unquote  # pathlib's own import: nothing more to load
+
+    return unquote(href.split("#", 1)[0].split("?", 1)[0])
 
 
 _LINK = r"\]\(<?([^)>\s]+)|\[\[([^\]|#]+)"

@@ -145,7 +145,8 @@ def test_an_index_line_found_answers_with_the_memory_it_points_to_once(
             "MEMORY.md": "# Index\n- [Deploys](deploys.md) — zebra window, Tuesdays\n"
             "- [Rollback](rollback.md) — how to undo\n"
             "- [Deploys again](./deploys.md#when) — zebra crossing\n"
-            "- [Gone](gone.md) — zebra of a deleted memory\n",
+            "- [Gone](gone.md) — zebra of a deleted memory\n"
+            "- [Roll back](roll%62ack.md?x) — okapi escape\n",
             "deploys.md": "---\nname: Deploys\ndescription: only on Tuesdays\n---\nWe ship.\n",
             "rollback.md": "---\nname: Rollback\ndescription: undo\n---\nzebra revert.\n",
         },
@@ -154,6 +155,8 @@ def test_an_index_line_found_answers_with_the_memory_it_points_to_once(
     assert sorted(found) == ["auto/deploys.md", "auto/rollback.md"], found
     # a word of another line: its memory only
     assert ids(query(world, clone, "--search", "undo")) == ["auto/rollback.md"]
+    # a link written percent-encoded, with a query: the file it names, as the index resolves it
+    assert ids(query(world, clone, "--search", "okapi")) == ["auto/rollback.md"]
     # the index is still a memory of its own by its id
     assert ids(query(world, clone, "--id", "auto/MEMORY.md")) == ["auto/MEMORY.md"]
     # the prompt hook's context: the same rule (it printed nothing of the index's pointees)
