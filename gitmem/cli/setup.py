@@ -92,17 +92,18 @@ def status(args: argparse.Namespace) -> int:
         echo(json.dumps({**st.as_json(), **agents_json(project)}, indent=2))
         return 0
     from gitmem.core.userdirs import tilde
-    from gitmem.project.scopes import unchosen_remote
 
     # several remotes and none chosen: the one listed first is no choice (every sync refuses)
-    guess = " (not chosen: see next)" if unchosen_remote(project.repo, project.remote) else ""
+    guess = " (not chosen: see next)" if st.remote_not_chosen else ""
     echo(f"project {st.key}  remote {st.remote or '-'}{guess}  user {st.user}")
     for s in st.scopes:
         state = _scope_state(s, st.remote, st.never_fetched)
         echo(f"  {s.name:<7} {plural(s.files, 'file'):>11}  {state}")
         echo(f"          {tilde(s.path, project.tree)}")
     _agents(project)
-    if st.never_fetched:  # a fresh clone: "behind 0" read as "the remote has no memory"
+    if st.remote_not_chosen:  # nothing is fetched from it, by --fetch or a sync
+        echo(f"(nothing fetched from {st.remote}: gitmem fetches from no remote it did not choose)")
+    elif st.never_fetched:  # a fresh clone: "behind 0" read as "the remote has no memory"
         echo(
             f"(nothing fetched from {st.remote} yet: gitmem status --fetch shows what it holds, "
             "gitmem sync brings it)"

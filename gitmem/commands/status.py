@@ -20,6 +20,13 @@ def project_status(project: Project, fetch: bool = False) -> Status:
     """Each scope as it stands; with `fetch`, first bring the remote-tracking refs up to date."""
     repo = project.repo
     status = Status(str(project.root), project.key, project.remote, project.uid)
+    if project.remote:
+        from gitmem.project.scopes import unchosen_remote
+
+        # a remote gitmem did not choose is no remote to fetch from (round 21: --fetch fetched
+        # the first by name, maybe a fork nobody else fetches)
+        status.remote_not_chosen = unchosen_remote(repo, project.remote) is not None
+        fetch = fetch and not status.remote_not_chosen
     # before the fetch: it drops the tracking ref of a ref deleted on the remote, and with it
     # the difference between "deleted there" and "never published"
     unpublished = _unpublished(project, fetch)

@@ -40,6 +40,9 @@ class Status:
     # this clone never fetched memory from its remote (a fresh `git clone`): ahead/behind are
     # not known, not 0
     never_fetched: bool = False
+    # `remote` is the first of several remotes, none chosen (no origin, no gitmem.remote, no
+    # upstream, no checkout.defaultRemote): every sync refuses, `--fetch` fetches nothing
+    remote_not_chosen: bool = False
     next_steps: list[str] = field(default_factory=list)
     # the remote's writer refs of the team ref not in its team ref yet, as of the last fetch
     # (gitmem/sync/writers.py): the next sync merges them

@@ -3,8 +3,9 @@ the prompt, printed as context within a budget.
 
 Reads the hook's JSON on stdin (`prompt`, `cwd`); the prompt's words are searched in the recall
 index (any word, ranked by bm25 and boosted by PageRank: a memory others link to counts more);
-Claude Code's own index files (MEMORY.md) and the CLAUDE.md files it loads itself, already in
-context, are left out (another agent's MEMORY.md is not: it is that agent's memory); each memory's title, summary and the
+Claude Code's own index files (MEMORY.md) found are the memories their lines point to (as every
+search answers them, gitmem.recall.query.is_index), the CLAUDE.md files it loads itself, already in
+context, are left out; each memory's title, summary and the
 start of its text are printed, cleaned of invisible and control characters, until the budget
 (UTF-16 units, as Claude Code counts) is spent. Started like the SessionStart hook (python -I
 -S, gitmem's folder on the path): nothing from site-packages is needed on its path. Always
@@ -33,14 +34,9 @@ EXCERPT = 600  # units of one memory's text at most
 MAX_WORDS = 24
 WEIGHED = 10  # memories at least, for a word held by half of them to be a stop word
 NO_WEIGHT = 1e-3  # above this a hit's bm25 holds no word that weighs (24 words × 2.2 × 1e-6)
-INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
 # what Claude Code loads into every session itself (~/.claude/CLAUDE.md, CLAUDE.local.md):
 # printed again it would only spend the budget
 LOADED_IDS = frozenset({"user/CLAUDE.md", "CLAUDE.local.md"})
-# the scopes whose index files are Claude Code's own (loaded, or printed by the SessionStart
-# hook); another agent's MEMORY.md (Codex's ~/.codex/memories/MEMORY.md, Cline's) is not in
-# Claude Code's context: it is that agent's memory, recalled like any other (round 10)
-CLAUDE_SCOPES = frozenset({"auto", "team", "agents", "local", "user"})
 STOP = frozenset(
     [
         "a",
@@ -165,8 +161,9 @@ def words_of(prompt: str) -> list[str]:
 
 
 def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]:
-    """The memories most relevant to `prompt`, best first (index files left out)."""
-    from gitmem.recall.query import Query, run
+    """The memories most relevant to `prompt`, best first (an index found: the memories it
+    points to)."""
+    from gitmem.recall.query import RANK_LIFT, Query, run
 
     words = words_of(prompt)
     if not words:
@@ -175,14 +172,10 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
     hits = weighed(place, words, hits)
     if foreign(prompt):
         hits = as_written(place, words, hits)
-    hits = [
-        h
-        for h in hits
-        if h.id not in LOADED_IDS
-        and (h.scope not in CLAUDE_SCOPES or h.path.rsplit("/", 1)[-1].lower() not in INDEX_NAMES)
-    ]
+    # an index file found is already the memories it points to (gitmem.recall.query.is_index)
+    hits = [h for h in hits if h.id not in LOADED_IDS]
     # bm25 is negative, better when lower; PageRank lifts what other memories lean on
-    hits.sort(key=lambda h: (h.score * (1.0 + 10.0 * h.rank), h.id))
+    hits.sort(key=lambda h: (h.score * (1.0 + RANK_LIFT * h.rank), h.id))
     return hits[:MAX_MEMORIES]
 
 

@@ -41,6 +41,9 @@ WEIGHTS = "10.0, 5.0, 5.0, 1.0, 3.0"
 # (two words of 2,000 letters: 5 s): no typo is sought in a word over MAX_TYPO letters, and
 # at most TYPO_BUDGET indexed words are compared in all, the most used first.
 MAX_WORD = 64
+RANK_LIFT = (
+    10.0  # a search's bm25 times (1 + RANK_LIFT * PageRank): what others lean on counts more
+)
 MAX_TYPO = 32
 TYPO_BUDGET = 4000
 
@@ -152,7 +155,10 @@ _AGE = (  # compiled on first use (re's cache): the prompt hook never needs it
 
 
 def fts_query(
-    text: str, any_word: bool = False, roots: dict[str, list[str]] | None = None
+    text: str,
+    any_word: bool = False,
+    roots: dict[str, list[str]] | None = None,
+    prefix: bool = True,
 ) -> str | None:
     """An FTS5 MATCH expression for words typed by a person: each word quoted (no operator of
     FTS5's syntax can be injected), a prefix match on the last one; None when no word.
@@ -162,7 +168,8 @@ def fts_query(
     (`gitmem.recall.searchindex.words_apart`), found anywhere inside a longer run; for any word
     (a prompt's, run together), each pair of neighbouring characters is a word of its own.
     `roots`: a typed word (lower case) -> words finding its other forms (`_roots`), searched
-    beside the word itself (`deploy` also finds `deployment`)."""
+    beside the word itself (`deploy` also finds `deployment`). `prefix` False: the last word
+    as typed too (the words as typed, `_as_typed_first`)."""
     from gitmem.recall.searchindex import spaceless, words_apart
 
     groups = [([w], False) for w in re.findall(r"\w+", text)] if any_word else _phrases(text)
@@ -196,7 +203,8 @@ def fts_query(
     # the last word typed may be unfinished; a prompt's (any word) is written out: `das` of
     # a German prompt found `DashQuery` (round 19)
     if (
-        not any_word
+        prefix
+        and not any_word
         and not terms[: len(quoted)][-1].endswith("\1")
         and not quoted[-1].endswith("*")
     ):
@@ -305,8 +313,10 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         "0.0 AS score FROM memory m LEFT JOIN history h ON h.scope = m.scope AND h.path = m.path"
     )
     order = "changed DESC, m.rank DESC, m.scope, m.path"
+    plain = select  # a memory's row without a search's score
     if q.search:
-        match = fts_query(q.search, q.any_word, None if q.any_word else _roots(db, q.search))
+        roots = None if q.any_word else _roots(db, q.search)
+        match = fts_query(q.search, q.any_word, roots)
         if match is None:
             return []
         select = select.replace("0.0 AS score", f"bm25(text, {WEIGHTS}) AS score")
@@ -314,7 +324,10 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         where.append("text MATCH ?")
         match_at = len(params)
         params.append(match)
-        order = "score - 2.0 * m.rank * 100, m.scope, m.path"  # bm25: lower is better
+        # bm25: lower is better. PageRank lifts it by a share (round 21: `- 200 * rank` outweighed
+        # every bm25 of a project of 15 memories, where a rank is about 1/15: `schema` answered
+        # the most linked-to memory before SCHEMA.md); equal scores: the newest, the surest first
+        order = f"score * (1.0 + {RANK_LIFT} * m.rank), changed DESC, m.confidence DESC, m.scope, m.path"
     if q.related:
         related = _related_ids(db, q.related, scopes)
         if not related:
@@ -334,7 +347,111 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
             shown = {typed: _as_written(hits, stem) for typed, stem in near.items()}
             said = {k: v for k, v in shown.items() if k != v}
             hits = [h._replace(near=said) for h in hits]
+        if q.search and hits:
+            typed = None if q.any_word else fts_query(q.search, prefix=False)
+            if typed != params[match_at]:
+                hits = _as_typed_first(db, hits, typed)
+            hits = _pointed_to(db, hits, params[match_at], plain)[:limit]
     return hits
+
+
+def _as_typed_first(db: sqlite3.Connection, hits: list[Hit], typed: str | None) -> list[Hit]:
+    """`hits` with those holding the words as typed before those only their other forms or the
+    last word's prefix found (round 21: `notification*` found `notify` too, one rare word whose
+    idf outweighed a title that says `notification`), each group in its order."""
+    if typed is None:
+        return hits
+    wanted = [f"{h.scope}/{h.path}" for h in hits]
+    rows = db.execute(
+        "SELECT m.scope, m.path FROM text JOIN memory m ON m.id = text.rowid WHERE text MATCH ? "
+        f"AND m.scope || '/' || m.path IN ({','.join('?' * len(wanted))})",
+        [typed, *wanted],
+    )
+    exact = {(str(r[0]), str(r[1])) for r in rows}
+    return sorted(hits, key=lambda h: (h.scope, h.path) not in exact)
+
+
+# Claude Code's index files: a list of pointers (`- [Title](topic.md) — hook`), loaded by Claude
+# Code itself, not a memory. Another agent's MEMORY.md (Codex's, Cline's) is that agent's
+# memory, found like any other (round 10).
+INDEX_NAMES = frozenset({"memory.md", "memory-archive.md"})
+CLAUDE_SCOPES = frozenset({"auto", "team", "agents", "local", "user"})
+
+
+def is_index(scope: str, path: str) -> bool:
+    """Whether `scope`/`path` is one of Claude Code's index files (a subagent's too)."""
+    return scope in CLAUDE_SCOPES and path.rsplit("/", 1)[-1].lower() in INDEX_NAMES
+
+
+def pointers(path: str, lines: Sequence[str], targets: Sequence[str]) -> list[tuple[int, str]]:
+    """(line number, target) for each link of a line of the index file `path` to a memory of
+    its scope (`targets`: its links as the index resolved them), in the order of the lines.
+    One pass over the lines (a target searched in every line: 0.17 s for 150 of them)."""
+    folder = posixpath.dirname(path)
+    held = set(targets)
+    by_stem = {posixpath.splitext(posixpath.basename(t))[0].lower(): t for t in targets}
+    found: list[tuple[int, str]] = []
+    for at, line in enumerate(lines):
+        if "](" not in line and "[[" not in line:
+            continue
+        for href, wiki in re.findall(_LINK, line):
+            target = (
+                by_stem.get(wiki.strip().lower())
+                if wiki
+                else posixpath.normpath(posixpath.join(folder, _href_path(href)))
+            )
+            if target in held and (at, target) not in found:
+                found.append((at, str(target)))
+    return found
+
+
+def _href_path(href: str) -> str:
+    """The file an href names, as the index resolves it (gitmem.claude.graph._resolve_md)."""
+    from urllib.parse import unquote  # pathlib's own import: nothing more to load
+
+    return unquote(href.split("#", 1)[0].split("?", 1)[0])
+
+
+_LINK = r"\]\(<?([^)>\s]+)|\[\[([^\]|#]+)"
+
+
+def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str) -> list[Hit]:
+    """`hits` with each index file found replaced, where it stood, by the memories its found
+    lines point to, each once (round 21: `gitmem query` answered MEMORY.md itself). A line is
+    found by the search's own MATCH, over the index's lines alone; an index line naming no
+    memory of the scope answers nothing."""
+    if not any(is_index(h.scope, h.path) for h in hits):
+        return hits
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines USING "
+        "fts5(line, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    taken = {(h.scope, h.path) for h in hits if not is_index(h.scope, h.path)}
+    out: list[Hit] = []
+    for h in hits:
+        if not is_index(h.scope, h.path):
+            out.append(h)
+            continue
+        row = db.execute(
+            "SELECT body FROM text WHERE rowid = (SELECT id FROM memory WHERE scope = ? AND "
+            "path = ?)",
+            (h.scope, h.path),
+        ).fetchone()
+        lines = str(row[0] or "").splitlines() if row else []
+        db.execute("DELETE FROM temp.lines")
+        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(lines))
+        found = {
+            int(r[0]) for r in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
+        }
+        db.execute("DELETE FROM temp.lines")
+        for at, target in pointers(h.path, lines, h.links_to):
+            if at not in found or (h.scope, target) in taken:
+                continue
+            rows = rows_where(db, f"{select} WHERE m.scope = ? AND m.path = ?", [h.scope, target])
+            if rows:
+                taken.add((h.scope, target))
+                out.append(_hit(rows[0])._replace(score=h.score, near=h.near))
+    return out
 
 
 def stems_of(db: sqlite3.Connection, words: list[str]) -> list[str]:

@@ -132,13 +132,21 @@
     });
     return out;
   }
+  function holds(text, words) {
+    return words.every(function (w) {
+      return w.some(function (f) { return text.indexOf(f) >= 0; });
+    });
+  }
   function filter() {
     var words = input.value.toLowerCase().split(/\s+/).filter(Boolean).map(forms);
-    var visible = 0, shown = [];
+    var visible = 0, shown = [], pointed = {};
+    // an index (node.points) is no answer of its own: its lines found show the memories
+    // they point to, as gitmem query answers (round 21)
+    if (words.length) nodes.forEach(function (node) {
+      (node.points || []).forEach(function (p) { if (holds(p[0], words)) pointed[p[1]] = true; });
+    });
     nodes.forEach(function (node, i) {
-      var ok = words.every(function (w) {
-        return w.some(function (f) { return haystacks[i].indexOf(f) >= 0; });
-      });
+      var ok = !words.length || (!node.points && holds(haystacks[i], words)) || pointed[i] === true;
       shown.push(ok);
       shapes[i].g.classList.toggle("hidden", !ok);
       shapes[i].label.style.display = ok && (labelled[i] || words.length) ? "" : "none";

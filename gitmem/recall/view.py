@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 MAX_NODES = 1_500  # the most linked-to; a larger project is shown in part (the page says so)
 MAX_TEXT = 20_000  # characters of one memory's text on the page
 MAX_HISTORY = 20  # changes listed per memory
+MAX_LINE = 1_000  # characters of an index's line searched on the page
 MAX_COMMITS = 5_000  # commits read per ref
 TEAM_SCOPES = frozenset({"team", "agents"})
 
@@ -50,7 +51,7 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
     from gitmem.claude.graph import LinkGraph, communities_of
     from gitmem.recall.contextsafe import clean
-    from gitmem.recall.query import full_text, shown_id
+    from gitmem.recall.query import full_text, is_index, pointers, shown_id
 
     db = refreshed(place)
     rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
@@ -71,8 +72,19 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     for i, r in enumerate(rows):
         memory_id = shown_id(r["scope"], r["path"])
         hit_text = full_text(_as_hit(r), _no_project)
+        node: dict[str, Any] = {}
+        if is_index(r["scope"], r["path"]):
+            # a search finds an index's lines, and shows the memories they point to (round 21:
+            # one rule with gitmem query, gitmem.recall.query._pointed_to)
+            lines = hit_text.splitlines()
+            node["points"] = [
+                [clean(lines[n][:MAX_LINE]).lower(), j]
+                for n, target in pointers(r["path"], lines, json.loads(r["links_to"] or "[]"))
+                if (j := at.get((r["scope"], target))) is not None
+            ]
         nodes.append(
             {
+                **node,
                 "id": memory_id,
                 "scope": r["scope"],
                 "team": r["scope"] in TEAM_SCOPES,

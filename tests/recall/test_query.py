@@ -65,13 +65,13 @@ def test_hits_name_their_scope_across_auto_team_agents_and_local(
     world, clone = project
     write_files(world.scope_path(clone, "auto"), {"mine.md": topic("m", "d", "zebra auto")})
     write_files(world.scope_path(clone, "team"), {"ours.md": topic("o", "d", "zebra team")})
-    write_files(clone / ".claude/agent-memory/reviewer", {"MEMORY.md": "- zebra agents\n"})
+    write_files(clone / ".claude/agent-memory/reviewer", {"notes.md": "- zebra agents\n"})
     write_files(clone / ".claude/agent-memory-local/reviewer", {"n.md": "zebra local\n"})
     (clone / "CLAUDE.local.md").write_text("zebra in the root file\n")
     result = query(world, clone, "--search", "zebra")
     assert sorted(ids(result)) == [
         "CLAUDE.local.md",  # as gitmem names it everywhere (gitmem.project.scopes.shown)
-        "agents/reviewer/MEMORY.md",
+        "agents/reviewer/notes.md",
         "auto/mine.md",
         "local/reviewer/n.md",
         "team/ours.md",

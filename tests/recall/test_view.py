@@ -208,8 +208,7 @@ def test_the_page_shows_labelled_nodes_filters_and_loads_nothing(
             ).stdout.decode()
         )
         hidden = {n["id"] for n in dom.nodes if "hidden" in n["class"].split()}
-        assert {n["id"] for n in dom.nodes} - hidden == {
-            "team/MEMORY.md",
+        assert {n["id"] for n in dom.nodes} - hidden == {  # the index: what it points to
             "team/deploys.md",
             "team/rollback.md",
         }
