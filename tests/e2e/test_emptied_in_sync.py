@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, folder_bytes
 
 TOPIC = (
@@ -51,12 +52,27 @@ def _setup(world: World, machines: int) -> tuple[list[Path], list[Path]]:
     return clones, folders
 
 
+@pytest.fixture(scope="module")
+def _two_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return built_once(tmp_path_factory, _remote_template, "emptied-two", lambda w: _setup(w, 2))
+
+
+@pytest.fixture
+def two_synced(_two_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> World:
+    """Clones a and b with the topic and its index synced by both: the opening of the eight
+    two-machine tests, built once a module and handed back as built (#23)."""
+    return _two_once.fresh(monkeypatch)
+
+
 @pytest.mark.parametrize("how", sorted(HOW))
 @pytest.mark.parametrize("first", ["remover", "editor"])
 def test_an_emptied_file_against_an_edit_keeps_the_edit_whole_and_tells_the_remover(
-    world: World, how: str, first: str
+    two_synced: World, how: str, first: str
 ) -> None:
-    (a, b), (da, db) = _setup(world, 2)
+    world = two_synced
+    a, b = world.root / "a", world.root / "b"
+    da, db = world.scope_path(a), world.scope_path(b)
+    assert (da / "api.md").read_text() == (db / "api.md").read_text() == TOPIC
     _remove(da / "api.md", how)
     (db / "api.md").write_text(EDITED)
     order = [a, b, a] if first == "remover" else [b, a, b]

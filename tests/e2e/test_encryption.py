@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.personal import USER_REF, remote_objects, shard_paths
+from tests.support.pristine import Pristine, built_once
 from tests.support.world import World, folder_bytes
 
 MEMORY = "- [Deploy secrets](deploy-secrets.md) — zebra-quartz rotation hook\n"
@@ -213,13 +214,31 @@ def forge(world: World, how: str) -> str:
     return commit
 
 
+def _personal_synced(world: World) -> None:
+    write_personal(world, world.clone("a"))
+    world.ok("-C", str(world.root / "a"), "sync")
+
+
+@pytest.fixture(scope="module")
+def _synced_once(tmp_path_factory: pytest.TempPathFactory, _remote_template: Path) -> Pristine:
+    return built_once(tmp_path_factory, _remote_template, "encryption-a", _personal_synced)
+
+
+@pytest.fixture
+def personal_synced(_synced_once: Pristine, monkeypatch: pytest.MonkeyPatch) -> World:
+    """Clone `a` whose personal memory was synced once (a key made): the opening of the four
+    forgeries, built once a module and handed back as built (#23)."""
+    return _synced_once.fresh(monkeypatch)
+
+
 @pytest.mark.parametrize("how", ["plaintext", "moved", "flipped", "truncated"])
 def test_forged_commit_on_the_personal_ref_is_refused_and_nothing_written(
-    world: World, how: str
+    personal_synced: World, how: str
 ) -> None:
-    a = world.clone("a")
-    auto = write_personal(world, a)
-    world.ok("-C", str(a), "sync")
+    world = personal_synced
+    a = world.root / "a"
+    auto = world.scope_path(a)
+    assert (auto / "deploy-secrets.md").read_text() == TOPIC
     before_disk, before_ref = folder_bytes(auto), user_tip(world, a)
     forged = forge(world, how)
     run = world.gitmem("-C", str(a), "sync")
