@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from gitmem.project.scopes import refused_hold
 from gitmem.sync.ledger import SyncRun
 
 if TYPE_CHECKING:
@@ -31,6 +32,7 @@ class RemoteGate:
         tracking = tracking or self.project.tracking_ref(ref)
         commit = self.repo.resolve(tracking)
         if commit is None or commit in self.run.checked:
+            self._release(tracking, writer)
             return True
         local = self.repo.resolve(ref)
         if (
@@ -39,8 +41,16 @@ class RemoteGate:
             and (local == commit or self.repo.is_ancestor(commit, local))
         ):
             self.run.checked.add(commit)  # already part of our history: checked when it arrived
+            self._release(tracking, writer)
             return True
         return self.checks().check(ref, tracking, commit, local, writer)
+
+    def _release(self, tracking: str, writer: bool) -> None:
+        """The remote's tip of `tracking` is gone or one we hold: a refused tip held for it
+        (gatecheck `_hold`) keeps hostile objects from `git gc` for nothing now. From our
+        refs' cache: no process unless one is held."""
+        if not writer and self.repo.resolve(refused_hold(tracking)) is not None:
+            self.checks().release(tracking)
 
     def checks(self) -> TipChecks:
         """The checks, made at the first tip that needs them (or a merge's identity file):

@@ -27,24 +27,13 @@ from gitmem.policy.treecheck import (
     parse_meta,
     render_meta,
 )
-from gitmem.project.scopes import GITMEM_PREFIX
+from gitmem.project.scopes import GITMEM_PREFIX, refused_hold
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import rewritten_note
 
 # findings of a pulled tree told, never blocking: secrets and instructions that reach the
 # agent, and text that is not UTF-8 (merged on its bytes: re-save it as UTF-8)
 NOTED = ("GM113", "GM140", "GM150")
-# where a refused tip is held (round 21): never a tracking ref, never merged nor pushed
-REFUSED_HOLD = "refs/gitmem-remotes/gitmem-refused/"
-TRACKING = "refs/gitmem-remotes/"
-
-
-def refused_hold(tracking: str) -> str:
-    """The ref holding the last refused tip of `tracking`. Reachable from no ref, the refused
-    tip cost every later `git fetch` of it a walk of its whole tree (git's check that objects
-    it already holds are connected: `rev-list --objects --stdin --not --all`, 0.3 s for a
-    folder of 1,000,000 files) though refused.json answered the policy at once."""
-    return REFUSED_HOLD + tracking.removeprefix(TRACKING)
 
 
 class TipChecks:
@@ -304,6 +293,11 @@ class TipChecks:
             assert machine is not None
             # the key this machine is granted next is the one it asked for (first contact)
             asked_to_be_granted(self.repo.common_dir, machine.recipient, commit)
+
+    def release(self, tracking: str) -> None:
+        """Nothing refused is held for `tracking` any more (RemoteGate: its tip passed,
+        is one we hold, or is gone)."""
+        self._hold(tracking, None)
 
     def _hold(self, tracking: str, refused: str | None) -> None:
         """Hold `refused` (None: nothing) as the last refused tip of `tracking`: the remote's

@@ -19,6 +19,7 @@ import pytest
 from gitmem.errors import TOOL_HINTS
 from gitmem.policy import checkedtrees
 from gitmem.policy.treecheck import REFUSED_TOOL_HINT, check_tree
+from gitmem.project.scopes import refused_hold
 from gitmem.sync import gatecheck
 from tests.support.teammates import Shared
 from tests.support.world import World
@@ -146,7 +147,7 @@ def test_a_refused_tip_is_held_so_the_next_fetch_walks_nothing(synced: Shared) -
     lets it go."""
     world, alice, bob = synced.world, synced.alice, synced.bob
     tracking = "refs/gitmem-remotes/origin/team"
-    held = gatecheck.refused_hold(tracking)
+    held = refused_hold(tracking)
     before = world.plumb(bob, "rev-parse", tracking)
     hostile = _hostile_tip(world, alice, "run.sh")
     assert _sync(world, bob)[0] != 0
