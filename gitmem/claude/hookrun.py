@@ -12,8 +12,6 @@ loads `memory/team/MEMORY.md` only when its own team feature is on. All within C
 10,000-character limit for hook output. Never prints: it returns a HookOutcome.
 """
 
-from __future__ import annotations
-
 import contextlib
 import json
 import os
@@ -203,7 +201,7 @@ def run_hook(
     return outcome
 
 
-def _refused_scope(project: Project) -> str | None:
+def _refused_scope(project: "Project") -> str | None:
     """The note for a scope the policy refused: the other scopes still sync; the agent's user
     hears why this one does not."""
     refused = [s for s in project.scopes if s.refused]
@@ -216,7 +214,7 @@ def _not_synced(exc: GitmemError) -> str:
     return f"gitmem: memory not synced: {exc.message}{fix}"
 
 
-def start_sync(project: Project, mode: str, bound: float) -> SyncStart:
+def start_sync(project: "Project", mode: str, bound: float) -> "SyncStart":
     """The lock tried once and our refs read under it; on SessionStart the pull's fetch started
     too, before the rest of the sync is imported and git checks the folders
     (gitmem/sync/start.py): they run meanwhile. A push takes its lock as `gitmem push` does."""
@@ -226,7 +224,7 @@ def start_sync(project: Project, mode: str, bound: float) -> SyncStart:
 
 
 def _sync(
-    project: Project, mode: str, bound: float, start: SyncStart | None = None
+    project: "Project", mode: str, bound: float, start: "SyncStart | None" = None
 ) -> tuple[dict[str, list[str]], list[GitmemError], str | None]:
     """Run the sync (from `start`, taken early); the files it wrote on disk, by ref, the refs
     it refused, and the note of a folder it could not write (None: none)."""
@@ -272,7 +270,7 @@ def hook_timeout(value: str | None) -> float:
     return seconds if 0 < seconds <= 86400 else DEFAULT_HOOK_TIMEOUT
 
 
-def hook_bound(repo: Store) -> float:
+def hook_bound(repo: "Store") -> float:
     """The hook's bound: `gitmem.hookTimeout` as the user's own configuration sets it (global,
     system, command line), or the default; a repository's own setting may shorten it, never
     lengthen it. Red team 9: a folder's `.git/config` set 1,000 s and named a remote that
@@ -309,7 +307,7 @@ def deadline(seconds: float) -> Iterator[None]:
 
 
 def session_start_context(
-    project: Project,
+    project: "Project",
     before: dict[str, str | None],
     note: str | None,
     personal_before: str | None = None,
@@ -346,12 +344,12 @@ def session_start_context(
     return lines
 
 
-def _auto_index(project: Project) -> Path | None:
+def _auto_index(project: "Project") -> Path | None:
     auto = next((s for s in project.scopes if s.name == "auto" and s.pushable), None)
     return auto.path / "MEMORY.md" if auto else None
 
 
-def _writer_tips(project: Project) -> dict[str, str]:
+def _writer_tips(project: "Project") -> dict[str, str]:
     """tracking ref -> tip of each writer ref of the team ref this clone last fetched."""
     from gitmem.project.writerrefs import enabled, fetched_writers
 
@@ -359,7 +357,7 @@ def _writer_tips(project: Project) -> dict[str, str]:
 
 
 def _changes(
-    project: Project,
+    project: "Project",
     before: dict[str, str | None],
     pulled: dict[str, list[str]],
     writers_before: dict[str, str],

@@ -2,8 +2,6 @@
 
 The parts of `Repository` (objects, refs, history, transport) build on this class."""
 
-from __future__ import annotations
-
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -193,7 +191,7 @@ class GitDir:
         path: str | os.PathLike[str] = ".",
         tracked: Sequence[str] = (),
         refs: bool = False,
-        opening: Opening | None = None,
+        opening: "Opening | None" = None,
     ) -> None:
         """`tracked`: paths (from the top of the work tree) whose `is_tracked` answer is asked
         now, beside the config, while `rev-parse` finds the repository: three small git
@@ -320,7 +318,7 @@ class GitDir:
             not (url.startswith("/") or "://" in url or ":" in url.split("/", 1)[0]) for url in urls
         )
 
-    def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> Running:
+    def start(self, *args: str, timeout: float, env: Mapping[str, str] | None = None) -> "Running":
         """`git(...)` started in the background; `.wait()` for its result. The ref cache is
         kept while it runs (what the caller reads meanwhile is as it was when it started: a
         fetch moves only remote-tracking refs, and only at its end); a caller whose command
@@ -635,7 +633,7 @@ class _Early:
             self.cancel()
             raise
 
-    def results(self, bare: bool) -> Opened:
+    def results(self, bare: bool) -> "Opened":
         """What git answered: the config listing, which paths are tracked (of those git
         answered for), our refs (None: not asked, or git could not tell), raw answers."""
         opened = Opened()

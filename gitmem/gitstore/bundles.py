@@ -4,8 +4,6 @@ handover, an air-gapped machine, a backup). Reading a bundle into refs is a fetc
 what one holds. Never writes a ref. An object of its own beside `Repository` (`Bundles(repo)`),
 not one of its parts: a sync never makes a bundle, and never imports this."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,7 +54,7 @@ class Bundles:
             return git_reasons(proc.stderr)
         return None
 
-    def bundle_header(self, path: Path) -> BundleHeader:
+    def bundle_header(self, path: Path) -> "BundleHeader":
         """What the bundle's header says it holds (its refs) and needs (its prerequisites),
         read from the file itself (bounded: a header is a few lines)."""
         try:

@@ -1,7 +1,5 @@
 """Questions about the commit graph: ancestry, logs, when a path last changed."""
 
-from __future__ import annotations
-
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 

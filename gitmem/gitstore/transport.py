@@ -6,8 +6,6 @@ or refused for good (a ref in the way, a server hook, a ref the host does not al
 kind must fail fast with git's own reasons, never spin through retries.
 """
 
-from __future__ import annotations
-
 import contextlib
 import re
 from collections.abc import Mapping, Sequence
@@ -198,7 +196,7 @@ def fetched(remote: str, proc: Completed) -> None:
 class PendingFetch:
     def __init__(
         self,
-        repo: Transport,
+        repo: "Transport",
         remote: str,
         refspecs: Sequence[str],
         running: Running,

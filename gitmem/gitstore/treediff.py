@@ -6,8 +6,6 @@ Bounded like `tree_shape`: a hostile new tree (a million entries, thousands of f
 a malformed or repeated entry) makes it give up (None) after a fixed amount of work, and the
 caller falls back to the bounded check of the whole tree. Both stores share it."""
 
-from __future__ import annotations
-
 import functools
 import re
 from typing import NamedTuple

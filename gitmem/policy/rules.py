@@ -9,8 +9,6 @@ teammate's pull. Every check has bounded cost: a size cap first, then linear pas
 Never writes anything and never runs code from the tree.
 """
 
-from __future__ import annotations
-
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping

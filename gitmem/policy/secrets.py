@@ -13,8 +13,6 @@ not secrets. False positives are allowed only by the user's own configuration
 (`user_allow_list`), never by a file of the branch or a ref. Never reads files itself.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import NamedTuple

@@ -5,8 +5,6 @@ A remote tree is untrusted: a teammate's broken tool or a malicious push can put
 `refs/gitmem/*`. Nothing here writes.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 

@@ -6,8 +6,6 @@ Sync merges plaintext with the same engine as any other scope. Ciphertext ids ar
 (path, plaintext id), so an unchanged file is neither re-encrypted nor re-decrypted.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -161,7 +159,7 @@ class Split(NamedTuple):
             )
         return out
 
-    def changed(self, changes: list[Change]) -> Split | None:
+    def changed(self, changes: list[Change]) -> "Split | None":
         """This split with `changes` (a tree diff from its tree) applied, the entries that did
         not change copied in C; None where the changes could make `split_tree` answer
         otherwise than by entry (a sealed folder gained or lost its manifest, or an entry in

@@ -11,8 +11,6 @@ ref and never touches the disk beyond the object store and its own cache.
 `cryptography` and `pyrage` are imported inside functions: only an encrypted sync pays for them.
 """
 
-from __future__ import annotations
-
 import json
 import os
 from collections.abc import Mapping, Sequence
@@ -63,7 +61,7 @@ class ScopeKey:
         self._named: dict[str, str] = {}  # decode and encode of one run name the same paths
 
     @classmethod
-    def generate(cls) -> ScopeKey:
+    def generate(cls) -> "ScopeKey":
         return cls(os.urandom(SECRET_BYTES))
 
     def name(self, path: str) -> str:

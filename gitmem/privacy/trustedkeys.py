@@ -9,8 +9,6 @@ file alike. Every change rewrites the file whole (temp file + rename) under a lo
 bytes it read: two `key trust` at once both land. Holds no secret.
 """
 
-from __future__ import annotations
-
 import base64
 import contextlib
 import os

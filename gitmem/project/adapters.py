@@ -10,8 +10,6 @@ adapter among them (its project scopes are built by gitmem/project/scopes.py).
 Every path was checked against the tool's own docs or source: docs/agents.md cites them.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -123,7 +121,7 @@ def enabled_agents(value: str | None, where: str = "--global") -> tuple[str, ...
     return tuple(dict.fromkeys(names))
 
 
-def agents_of(repo: Store) -> tuple[str, ...]:
+def agents_of(repo: "Store") -> tuple[str, ...]:
     value = repo.config_get(AGENTS_SETTING)
     try:
         return enabled_agents(value, "")

@@ -14,8 +14,6 @@ it, and by identity there.
 Only reads (lstat); returns why a folder is refused, or None.
 """
 
-from __future__ import annotations
-
 import contextlib
 import os
 from collections.abc import Mapping, Sequence

@@ -1,7 +1,5 @@
 """`gitmem.toml`, the identity file of a gitmem ref: read, written and merged."""
 
-from __future__ import annotations
-
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -28,7 +26,7 @@ class RefMeta(NamedTuple):
             return True
         return unclaimed(self) and not key.startswith(LOCAL_PREFIX)
 
-    def with_alias(self, key: str) -> RefMeta:
+    def with_alias(self, key: str) -> "RefMeta":
         """This identity with `key` added as an alias (the key itself never changes)."""
         if key == self.key or key in self.aliases:
             return self
@@ -146,7 +144,7 @@ def merged_meta(metas: list[RefMeta], adopt: str | None = None) -> RefMeta:
     return RefMeta(version, key, tuple(sorted(known - {key})))
 
 
-def meta_at(repo: Store, commit: str) -> RefMeta | None:
+def meta_at(repo: "Store", commit: str) -> RefMeta | None:
     """The gitmem.toml of `commit` (None: no such file, or one that cannot be read)."""
     oid = repo.tree_entry(repo.read_commit(commit)[0], META_FILE)
     try:

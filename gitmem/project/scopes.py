@@ -1,7 +1,5 @@
 """The project a repository belongs to and the scopes gitmem syncs for it (docs/design.md §1–2)."""
 
-from __future__ import annotations
-
 import contextlib
 import os
 from collections.abc import Mapping, Sequence
@@ -197,7 +195,7 @@ class Project(NamedTuple):
             else None,
         )
 
-    def route(self, ref: str) -> Route:
+    def route(self, ref: str) -> "Route":
         """Which remote holds our `ref`, under what name, and our tracking ref for it."""
         tail = ref[len(GITMEM_PREFIX) :]
         if self.bundle is not None:

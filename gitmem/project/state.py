@@ -1,8 +1,6 @@
 """What gitmem remembers between runs, under `<common-dir>/gitmem/`: per-scope sync state and
 the repository lock. Shared by every worktree of a clone; never inside the working tree."""
 
-from __future__ import annotations
-
 import contextlib
 import errno
 import fcntl
@@ -216,8 +214,8 @@ def read_scope_head(common_dir: Path, scope: str) -> ScopeHead | None:
 
 
 def start_checks(
-    git_dir: Path, common_dir: Path, scopes: Iterable[Scope], mode: str = "sync"
-) -> dict[str, tuple[str, FolderCheck]]:
+    git_dir: Path, common_dir: Path, scopes: "Iterable[Scope]", mode: str = "sync"
+) -> "dict[str, tuple[str, FolderCheck]]":
     """git's stat check of each scope folder whose state head names an index, started as soon
     as the folders are known: before the sync code is imported and its lock taken. Each comes
     with the checksum of the index it checks; the sync uses it only when the head it reads under
@@ -669,7 +667,7 @@ def repository_lock(
 
 @contextlib.contextmanager
 def holding_lock(
-    repo: Store, wait: float = 30.0, on_wait: Callable[[str], object] | None = None
+    repo: "Store", wait: float = 30.0, on_wait: Callable[[str], object] | None = None
 ) -> Iterator[None]:
     """repository_lock for a command that moves our refs: once it holds the lock, the refs it
     read before (opening the project) are read again — another gitmem may have

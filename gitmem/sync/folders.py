@@ -5,8 +5,6 @@ A file on disk is replaced or deleted only while it still holds the bytes of the
 overwritten. Writes are atomic (temp file + fsync + rename).
 """
 
-from __future__ import annotations
-
 import contextlib
 import errno
 import itertools
@@ -644,7 +642,7 @@ def _place_section(
     path: Path,
     want: str | None,
     was: str | None,
-    blobs: _Ahead,
+    blobs: "_Ahead",
     now: float,
 ) -> None:
     """Gemini's GEMINI.md: only its `## Gemini Added Memories` section is the ref's (`want`,

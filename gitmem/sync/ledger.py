@@ -3,8 +3,6 @@ options, the report, the scopes by ref, the checks' pins) and the ledger of scop
 (`Ledger`: what each folder held at its last sync, as far as this run can tell). The steps
 read and update these objects; none keeps a copy of its own."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import NamedTuple, TypeVar

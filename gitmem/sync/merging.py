@@ -9,8 +9,6 @@ it decides there is something to merge, so a sync with nothing new never loads t
 (docs/history/performance.md, `noop3`; tests/gitmem/test_sync_start.py checks it).
 """
 
-from __future__ import annotations
-
 import contextlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -125,7 +123,7 @@ def commit_merge(
     gate: RemoteGate,
     ref: str,
     scopes: list[Scope],
-    snaps: Mapping[str, Snapshot],
+    snaps: "Mapping[str, Snapshot]",
     tip: str | None,
     rewrite: str | None,
     ring_from: str | None,
@@ -296,7 +294,7 @@ def _said_on_disk(run: SyncRun, version: str, oid: str) -> str:
     return version if len(kept) == len(lines) else run.repo.write_blob(b"\n".join(kept))
 
 
-def _opened(run: SyncRun, key: ScopeKey, path: str, seen: Mapping[str, set[str]]) -> list[str]:
+def _opened(run: SyncRun, key: "ScopeKey", path: str, seen: Mapping[str, set[str]]) -> list[str]:
     """The plaintext blob ids of the sealed versions of `path` that `key` opens."""
     out = []
     for cipher in sorted(seen.get(key.name(path), ()))[:51]:  # closest_version's bound
