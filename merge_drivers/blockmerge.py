@@ -546,7 +546,8 @@ def _children_moved(
     first line, written once on every side; only when `b` kept the new parent as the base
     has it and edited the item where it stood; one move per merge."""
     kz, ka, kb = ([u.key for u in us] for us in (zu, au, bu))
-    gone = [i for i, u in enumerate(zu) if u.kind == "item" and kz[i] not in ka]
+    held = set(ka)  # a set: looked up once per base unit (a list: 20,000 lines took 6 s)
+    gone = [i for i, u in enumerate(zu) if u.kind == "item" and kz[i] not in held]
     if len(gone) < 2 or kz in (ka, kb) or len(gone) * (len(au) + len(bu)) > 4_000:
         return zu, bu
     # what depends on a new parent alone, found once for it, not once per nested item of

@@ -59,3 +59,18 @@ def test_a_nested_item_moved_is_looked_for_once_per_new_parent(
     merged = merge_file("team/topic.md", base, ours, theirs).data
     assert merged is not None and merged.count(b" more") == 160 and b"b-edit" in merged
     assert len(calls) < 4 * 8 * 20
+
+
+def test_the_nested_move_check_looks_a_side_up_in_a_set() -> None:
+    """`_children_moved` asked of each base item whether the side still had it in the side's
+    list of items: 20,000 one-line items, every other one rewritten, took 2.9 s a call (two a
+    merge), before any nested item was looked at; a set: once each."""
+    from merge_drivers.blockmerge import _children_moved, units
+
+    n = 20_000
+    base = [f"- item {i} says what it says".encode() for i in range(n)]
+    side = [x + b" more" if i % 2 else x for i, x in enumerate(base)]
+    zu, au = units(b"\n".join(base) + b"\n"), units(b"\n".join(side) + b"\n")
+    start = time.perf_counter()
+    assert _children_moved(zu, au, zu) == (zu, zu)
+    assert time.perf_counter() - start < 0.5
