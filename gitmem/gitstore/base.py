@@ -160,14 +160,17 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
 _FILE_SETTINGS = ("fetch.fsck.skiplist", "core.attributesfile")
 
 
-def _no_waiting_settings(config: Mapping[str, list[str]]) -> None:
+def _no_waiting_settings(config: Mapping[str, list[str]], where: Path) -> None:
+    """`where`: the folder gitmem runs git in (the work tree), where git opens a relative
+    path (review 21: `fetch.fsck.skipList = skip` and a FIFO `skip` of the work tree held
+    every sync's fetch as an absolute one did)."""
     import stat
 
     for key in _FILE_SETTINGS:
         for value in config.get(key, ()):
-            path = os.path.expanduser(value)
-            if path == os.devnull or not os.path.isabs(path):
-                continue  # nothing to wait on; a relative one git reads from where it runs
+            path = os.path.join(where, os.path.expanduser(value))  # an absolute one as it is
+            if path == os.devnull:
+                continue  # nothing to wait on
             try:
                 st = os.stat(path)
             except OSError:
@@ -427,7 +430,7 @@ class GitDir:
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
-        _no_waiting_settings(cfg)
+        _no_waiting_settings(cfg, self.toplevel or self.git_dir)
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg

@@ -191,18 +191,29 @@ def _infos(path: str, git: _Objects) -> tuple[SideInfo, SideInfo]:
     )
 
 
+# a topic file's name is one path component (no `/`): no filesystem holds a longer one; a
+# longer link target (`<./` aside) is none of theirs and is not copied
+NAME_MAX = 255
+# the bytes that end a link target, each read as `)`
+_TARGET_ENDS = bytes.maketrans(b"\n#\t >", b")))))")
+
+
 def _targets(index: bytes) -> set[bytes]:
     """The topic files an index links inline (`](name.md)`, `](./name.md#anchor)`), by name:
-    a scan without `re`, which an index merge does not import."""
-    out, at = set(), index.find(b"](")
+    a scan without `re`, which an index merge does not import. Each target ends at the first
+    of `)`, a blank, `#`, `>` or the line's end, found once for every `](` before it: a
+    teammate's line of a million `](` is read once, not to its end from each (review 21:
+    40,000 of them held `git merge` 8.5 s, a 4 MiB line hours)."""
+    ends = index.translate(_TARGET_ENDS)
+    out, at, end = set(), index.find(b"]("), -1
     while at >= 0:
-        end = index.find(b"\n", at)
-        target = index[at + 2 : end if end >= 0 else len(index)].split(b")", 1)[0]
-        for stop in (b"#", b" ", b"\t", b">"):
-            target = target.split(stop, 1)[0]
-        name = target.removeprefix(b"<").removeprefix(b"./")
-        if name.endswith(b".md") and b"/" not in name:
-            out.add(name)
+        if end < at + 2:  # past the end found for the `](` before: the next one
+            end = ends.find(b")", at + 2)
+            end = len(index) if end < 0 else end
+        if end - at - 2 <= NAME_MAX + 3:
+            name = index[at + 2 : end].removeprefix(b"<").removeprefix(b"./")
+            if name.endswith(b".md") and b"/" not in name:
+                out.add(name)
         at = index.find(b"](", at + 2)
     return out
 

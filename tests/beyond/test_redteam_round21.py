@@ -166,7 +166,11 @@ def test_a_diff_shows_memory_whatever_the_repository_calls_it(synced: Shared) ->
 
 @pytest.mark.parametrize(
     ("key", "value"),
-    [("core.attributesFile", "fifo"), ("fetch.fsck.skipList", "/dev/zero")],
+    [
+        ("core.attributesFile", "fifo"),
+        ("fetch.fsck.skipList", "/dev/zero"),
+        ("fetch.fsck.skipList", "skip.fifo"),  # review 21: relative, a FIFO of the work tree
+    ],
 )
 def test_a_setting_naming_a_fifo_or_device_for_git_to_read_is_refused_in_one_line(
     synced: Shared, key: str, value: str
@@ -179,14 +183,18 @@ def test_a_setting_naming_a_fifo_or_device_for_git_to_read_is_refused_in_one_lin
     (synced.team / "n.md").write_text("---\nname: n\n---\nnew\n")
     world.ok("-C", str(alice), "sync")
     bobs = world.scope_path(bob, "team")  # asked before the setting: gitmem refuses it now
+    named = value
     if value == "fifo":
-        value = str(world.root / "waiting.fifo")
+        value = named = str(world.root / "waiting.fifo")
         os.mkfifo(value)
+    elif value == "skip.fifo":
+        os.mkfifo(bob / value)
+        named = str(bob.resolve() / value)
     world.git("config", "transfer.fsckObjects", "true", cwd=bob)
     world.git("config", key, value, cwd=bob)
     run = world.gitmem("-C", str(bob), "sync", timeout=20)
     assert run.code == 2, run.err + run.out
-    assert f"{key.lower()} names {value}, not a regular file" in run.err
+    assert f"{key.lower()} names {named}, not a regular file" in run.err
     assert run.err.count("\n") == 2  # the line and its hint
     assert not (bobs / "n.md").exists()
 
