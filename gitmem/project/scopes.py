@@ -238,7 +238,8 @@ class Route(NamedTuple):
 
 HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
 BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brought in
-REFUSED_HOLD = "refs/gitmem-remotes/gitmem-refused/"  # round 21: never merged nor pushed
+REFUSED_TRACKING = "gitmem-refused"  # round 21: refused tips held, never merged nor pushed
+REFUSED_HOLD = f"refs/gitmem-remotes/{REFUSED_TRACKING}/"
 
 
 def refused_hold(tracking: str) -> str:
@@ -400,7 +401,7 @@ def record_remote(project: Project) -> str | None:
         repo.config_set("gitmem.remote", remote)
         if configured is None:
             return None
-        if configured not in (HUB_TRACKING, BUNDLE_TRACKING) and not any(
+        if configured not in (HUB_TRACKING, BUNDLE_TRACKING, REFUSED_TRACKING) and not any(
             r.startswith(configured + "/") for r in remotes
         ):
             repo.delete_refs(repo.refs(f"refs/gitmem-remotes/{configured}/"))
