@@ -6,6 +6,7 @@ import fcntl
 import os
 from pathlib import Path
 
+from gitmem.project.scopes import refused_hold
 from tests.support.world import Run, World
 
 
@@ -81,8 +82,14 @@ def test_remote_ref_that_is_not_gitmem_is_refused(world: World) -> None:
     world.git("update-ref", "refs/gitmem/team", main, cwd=world.remote)  # a code commit, not memory
     run = world.gitmem("-C", str(a), "pull")
     assert_one_clear_error(run, 2, "not a gitmem ref")
-    assert gitmem_refs(world, a) == ""
+    # nothing of it taken: only its tip held where nothing merges or pushes it (round 21: the
+    # next fetch then walks nothing), and released once the remote's tip passes or is gone
+    held = f"{main} commit\t{refused_hold('refs/gitmem-remotes/origin/team')}\n"
+    assert gitmem_refs(world, a) == held
     assert sorted(p.name for p in folder.iterdir()) == ["mine.md"]
+    world.git("update-ref", "-d", "refs/gitmem/team", cwd=world.remote)
+    world.ok("-C", str(a), "sync")
+    assert refused_hold("refs/gitmem-remotes/origin/team") not in gitmem_refs(world, a)
 
 
 def test_ref_of_another_project_is_refused_unless_adopted(world: World, tmp_path: Path) -> None:
