@@ -96,6 +96,16 @@ class History(GitDir):
         out = self.git("rev-list", "--no-merges", "-n1", tip, "--not", *held, "--").stdout
         return bool(out.strip())
 
+    def whole(self, tips: Sequence[str]) -> bool:
+        """Whether every object the commits `tips` reach is here, as git checks a fetch
+        (`rev-list --objects ... --not --all`): a commit alone says nothing of its tree — a
+        fetch killed while unpacking leaves commits whose trees never came (round 21: a
+        writer ref set to one, and the next sync stopped on the missing tree). One process."""
+        if not tips:
+            return True
+        args = ["rev-list", "--objects", "--quiet", *sorted(set(tips)), "--not", "--all", "--"]
+        return self.git(*args, check=False).returncode == 0
+
     def held(self, tips: Sequence[str], into: str) -> set[str]:
         """The commits of `tips` that commit `into` reaches (itself included). A tip this
         repository lacks, or that names no commit, is not held. Two processes for all tips."""

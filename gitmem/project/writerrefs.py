@@ -181,6 +181,8 @@ def set_listed(project: Project, listed: dict[str, str], tracked: dict[str, str]
     folder = tracking_folder(project)
     moved = {n: tip for n, tip in listed.items() if tracked.get(folder + n) != tip}
     have = {n for n, tip in moved.items() if repo.object_type(tip) == "commit"}
+    if have and not repo.whole([moved[n] for n in have]):
+        have = set()  # a fetch killed while unpacking left a commit without its tree: by name
     if have:
         repo.update_refs(
             [(folder + n, moved[n], tracked.get(folder + n)) for n in have], "gitmem: listed"

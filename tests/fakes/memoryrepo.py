@@ -209,6 +209,19 @@ class MemoryRepository(MemoryStore):
             len(self.read_commit(oid)[1]) < 2 for oid in self._ancestors(tip) if oid not in hidden
         )
 
+    def whole(self, tips: Sequence[str]) -> bool:
+        try:
+            for tip in tips:
+                for oid in self._ancestors(tip):
+                    tree = self.read_commit(oid)[0]
+                    if tree not in self.objects:
+                        return False
+                    if any(e.oid not in self.objects for e in self.list_tree(tree).values()):
+                        return False
+        except (KeyError, GitError):
+            return False
+        return True
+
     def unreached(self, prefix: str, into: Sequence[str]) -> dict[str, str]:
         reached: set[str] = set()
         for oid in into:

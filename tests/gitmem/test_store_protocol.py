@@ -318,6 +318,10 @@ def test_history_questions_beyond_the_log(side: Side) -> None:
     assert s.held([root, left, right], left) == {root, left}
     assert s.has_own_commits(merge, [left, right]) is False, "only the merge: no own commit"
     assert s.has_own_commits(left, [root]) is True
+    assert s.whole([merge, left]) and s.whole([])
+    # a commit whose tree never came (a fetch killed while unpacking): not whole (round 21)
+    broken = s.write_commit("1" * 40, [root], "its tree never came", when=1_700_000_040)
+    assert s.object_type(broken) == "commit" and not s.whole([broken])
     wa, wb = "refs/gitmem/writers/a", "refs/gitmem/writers/b"
     s.update_refs([(wa, merge, None), (wb, right, None), (MINE, left, None)])
     assert s.unreached("refs/gitmem/writers", [left]) == {wa: merge, wb: right}
