@@ -418,8 +418,9 @@ _LINK = r"\]\(<?([^)>\s]+)|\[\[([^\]|#]+)"
 def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str) -> list[Hit]:
     """`hits` with each index file found replaced, where it stood, by the memories its found
     lines point to, each once (round 21: `gitmem query` answered MEMORY.md itself). A line is
-    found by the search's own MATCH, over the index's lines alone; an index line naming no
-    memory of the scope answers nothing."""
+    found by the search's own MATCH, over the index's lines alone; a line linking to no
+    memory of the scope answers nothing, a line with no link at all (a note written in the
+    index itself, as a subagent's MEMORY.md often holds them) answers with the index."""
     if not any(is_index(h.scope, h.path) for h in hits):
         return hits
     db.execute(
@@ -444,6 +445,8 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
             int(r[0]) for r in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
         }
         db.execute("DELETE FROM temp.lines")
+        if _noted_inline(lines, found):
+            out.append(h)  # a found line that links nowhere: what it says lives in the index
         for at, target in pointers(h.path, lines, h.links_to):
             if at not in found or (h.scope, target) in taken:
                 continue
@@ -452,6 +455,18 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
                 taken.add((h.scope, target))
                 out.append(_hit(rows[0])._replace(score=h.score, near=h.near))
     return out
+
+
+def _noted_inline(lines: Sequence[str], found: set[int]) -> bool:
+    """Whether a found line of an index is a note of its own: no link, and not inside an HTML
+    comment (an index's header comment explains the format; it remembers nothing)."""
+    hidden = False
+    for at, line in enumerate(lines):
+        opened = hidden or "<!--" in line
+        hidden = opened and "-->" not in line.split("<!--")[-1]
+        if at in found and not opened and "](" not in line and "[[" not in line:
+            return True
+    return False
 
 
 def stems_of(db: sqlite3.Connection, words: list[str]) -> list[str]:
