@@ -274,7 +274,8 @@ def check_tree(
                 tool_hint="nothing was written; tell the user: someone with push access wrote "
                 "to their encrypted personal ref, and it needs their repair before a sync",
             )
-        raise UntrustedTreeError(f"{ref}: {first}{more}", REFUSED_HINT, tool_hint=REFUSED_TOOL_HINT)
+        told = str(first) if first.path == ref else f"{ref}: {first}"  # the ref named once
+        raise UntrustedTreeError(f"{told}{more}", REFUSED_HINT, tool_hint=REFUSED_TOOL_HINT)
     meta = repo.tree_entry(repo.read_commit(commit)[0], META_FILE)
     try:
         if meta is None:  # checked above; kept for a tree that changed under us

@@ -392,6 +392,7 @@ def test_pull_refuses_hostile_tree_and_writes_nothing(scene: Scene, attack: str)
     assert run.code == expected, f"{attack}: exit {run.code}\n{run.out}{run.err}"
     lines = run.err.strip().splitlines()
     assert lines[0].startswith("gitmem: error: ") and ref.split("/")[-1] in lines[0], run.err
+    assert lines[0].count(ref) == 1, f"the ref named once: {run.err}"  # round 21: twice
     assert len(lines) <= 2 and all(ln.startswith("hint: ") for ln in lines[1:]), run.err
     assert "Traceback" not in run.err
     # the hostile ref is set aside, the other one is not held back: its honest news lands
