@@ -683,7 +683,7 @@ def restore(
         data = repo.read_blob(blob)
         refuse_unsafe(where, data, f"{label} at {commit[:10]}")
         if section:
-            data = with_gemini_section(on_disk or b"", data)
+            data = with_gemini_section(on_disk or b"", gemini_section(data))  # an older whole file
         unchanged = on_disk == data
         if not unchanged:
             target.parent.mkdir(parents=True, exist_ok=True)

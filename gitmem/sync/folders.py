@@ -674,7 +674,10 @@ def _place_section(
         done.changed_meanwhile[rel] = current
         return
     whole = None if disk is None else repo.write_blob(disk)
-    new = with_gemini_section(disk or b"", blobs.read(want) if want is not None else b"")
+    # an older gitmem stored the whole file: only its section is ever written (its user's own
+    # instructions spliced in would repeat another machine's words in this one's file)
+    ours = gemini_section(blobs.read(want)) if want is not None else b""
+    new = with_gemini_section(disk or b"", ours)
     with _settled(repo, done, rel, path, whole):
         if not new:  # the file held the section alone
             displaced = _remove_checked(repo, path, whole)

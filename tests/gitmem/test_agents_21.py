@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from gitmem.project.adapters import gemini_section, with_gemini_section
 from tests.support.personal import remote_objects
 from tests.support.world import World, write_files
@@ -141,3 +143,26 @@ def test_restoring_geminis_memory_puts_back_the_section_only(tmp_path: Path) -> 
     gemini.write_text(mine.replace("terse", "brief") + HEADER + "- first\n- second\n")
     a.ok("restore", "user-gemini/GEMINI.md", "--at", "~1", cwd=tmp_path)
     assert gemini.read_text() == mine.replace("terse", "brief") + HEADER + "- first\n"
+
+
+def test_a_whole_gemini_file_an_older_gitmem_stored_writes_only_its_section(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before round 21 the hub stored the whole GEMINI.md. A machine on the new gitmem must
+    write only that blob's section into its own file: spliced whole, machine a's own
+    instructions were written into machine b's file (coordinator, round 21)."""
+    import gitmem.project.adapters as adapters
+
+    a, b, _ = two_machines(tmp_path, "claude,gemini")
+    write_files(
+        a.home / ".gemini", {"GEMINI.md": "# A's rules\n\nBe terse.\n\n" + HEADER + "- t\n"}
+    )
+    with monkeypatch.context() as older:  # what the older gitmem stored: the file whole
+        older.setattr(adapters, "gemini_section", lambda data: data)
+        a.ok("sync", "--user")
+    same_identity(a, b)
+    write_files(b.home / ".gemini", {"GEMINI.md": "# B's rules\n"})
+    b.ok("sync", "--user")
+    mine = (b.home / ".gemini/GEMINI.md").read_text()
+    assert "A's rules" not in mine and "Be terse" not in mine, mine
+    assert mine == "# B's rules\n\n" + HEADER + "- t\n", mine
