@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.personal import same_identity, two_machines_one_hub
 from tests.support.servers import git_daemon
 from tests.support.world import World, write_files
 
@@ -106,24 +107,6 @@ def test_a_key_granted_here_is_trusted_by_this_machines_other_clones(tmp_path: P
     assert "Deploys" in (w.scope_path(second) / "MEMORY.md").read_text()
     w.ok("key", "revoke", laptop, cwd=first)  # revoked: trusted no more
     assert laptop not in w.ok("key", "trusted")
-
-
-def two_machines_one_hub(tmp_path: Path, agents: str) -> tuple[World, World, Path]:
-    """Two HOMEs whose global configuration names one hub (a bare repository) and `agents`."""
-    a, b = World(tmp_path / "a"), World(tmp_path / "b")
-    hub = tmp_path / "hub.git"
-    a.git("init", "-q", "--bare", str(hub))
-    for w in (a, b):
-        w.git("config", "--global", "gitmem.hub", str(hub))
-        w.git("config", "--global", "gitmem.agents", agents)
-    return a, b, hub
-
-
-def same_identity(a: World, b: World) -> None:
-    """`b` holds `a`'s machine identity (a copied key: no grant needed)."""
-    (b.home / ".config/gitmem").mkdir(parents=True)
-    identity = a.home / ".config/gitmem/identity"
-    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
 
 
 def test_codex_global_agents_md_follows_the_person_through_the_hub(tmp_path: Path) -> None:

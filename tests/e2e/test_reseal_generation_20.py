@@ -5,24 +5,12 @@ continues above the newest generation the ref's history holds (docs/design.md §
 
 from __future__ import annotations
 
-from tests.support.personal import USER_REF
+from tests.support.personal import USER_REF, encryption_off_behind
 from tests.support.world import World
 
 
 def test_encryption_back_on_elsewhere_seals_above_what_the_other_clone_saw(world: World) -> None:
-    a, b = world.clone("a"), world.clone("b")
-    auto_a, auto_b = world.scope_path(a), world.scope_path(b)
-    auto_a.mkdir(parents=True)
-    (auto_a / "MEMORY.md").write_text("- [Build](build.md) — how we build\n")
-    (auto_a / "build.md").write_text("make all\n")
-    world.ok("-C", str(a), "sync")
-    world.ok("-C", str(b), "sync")
-    for text in ("make all test\n", "make all test lint\n"):  # b's generation climbs
-        (auto_b / "build.md").write_text(text)
-        world.ok("-C", str(b), "sync")
-    world.ok("-C", str(a), "sync")
-    world.ok("-C", str(a), "config", "encrypt", "off")
-    world.ok("-C", str(a), "sync")  # plaintext on the remote: a's own word
+    a, b, auto_a, auto_b = encryption_off_behind(world)
     refused = world.gitmem("-C", str(b), "sync")  # refused, as it must be
     assert refused.code == 3, refused.out + refused.err
     # the way out it names is the one taken below: nothing to do on this clone

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.personal import USER_REF
+from tests.support.personal import USER_REF, encryption_off_behind
 from tests.support.world import World
 
 BOUND = 16 * 1024  # above every real manifest here, below the planted one
@@ -37,19 +37,7 @@ def test_the_reseal_reads_no_history_manifest_over_the_bound(
     from gitmem.gitstore.objects import ObjectEncoding
     from gitmem.privacy import codec
 
-    a, b = world.clone("a"), world.clone("b")
-    auto_a, auto_b = world.scope_path(a), world.scope_path(b)
-    auto_a.mkdir(parents=True)
-    (auto_a / "MEMORY.md").write_text("- [Build](build.md) — how we build\n")
-    (auto_a / "build.md").write_text("make all\n")
-    world.ok("-C", str(a), "sync")
-    world.ok("-C", str(b), "sync")
-    for text in ("make all test\n", "make all test lint\n"):  # b's generation climbs
-        (auto_b / "build.md").write_text(text)
-        world.ok("-C", str(b), "sync")
-    world.ok("-C", str(a), "sync")
-    world.ok("-C", str(a), "config", "encrypt", "off")
-    world.ok("-C", str(a), "sync")
+    a, b, auto_a, auto_b = encryption_off_behind(world)
     big = _plant_big_manifest(world, a)
 
     read: list[str] = []

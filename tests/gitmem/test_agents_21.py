@@ -10,27 +10,10 @@ from pathlib import Path
 import pytest
 
 from gitmem.project.adapters import gemini_section, with_gemini_section
-from tests.support.personal import remote_objects
+from tests.support.personal import remote_objects, same_identity, two_machines_one_hub
 from tests.support.world import World, write_files
 
 HEADER = "## Gemini Added Memories\n"
-
-
-def two_machines(tmp_path: Path, agents: str) -> tuple[World, World, Path]:
-    """Two HOMEs, one hub, `agents` enabled, the second holding the first's identity."""
-    a, b = World(tmp_path / "a"), World(tmp_path / "b")
-    hub = tmp_path / "hub.git"
-    a.git("init", "-q", "--bare", str(hub))
-    for w in (a, b):
-        w.git("config", "--global", "gitmem.hub", str(hub))
-        w.git("config", "--global", "gitmem.agents", agents)
-    return a, b, hub
-
-
-def same_identity(a: World, b: World) -> None:
-    (b.home / ".config/gitmem").mkdir(parents=True, exist_ok=True)
-    identity = a.home / ".config/gitmem/identity"
-    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
 
 
 def test_the_gemini_section_is_cut_and_put_back_leaving_every_other_byte() -> None:
@@ -59,7 +42,7 @@ def test_only_geminis_own_section_travels_the_rest_of_each_file_stays_byte_for_b
     """GEMINI.md is the user's instructions to Gemini with save_memory's section in it. Was:
     the whole file synced, so machine b's own instructions were concatenated with a's (a
     "both added" merge of two files), on both machines, and a's own words left the machine."""
-    a, b, hub = two_machines(tmp_path, "claude,gemini")
+    a, b, hub = two_machines_one_hub(tmp_path, "claude,gemini")
     mine_a = "# My own instructions\n\nBe terse.\n\n"
     mine_b = "# B's instructions\n\nBe verbose.\n"
     write_files(a.home / ".gemini", {"GEMINI.md": mine_a + HEADER + "- deploys via fly\n"})
@@ -119,7 +102,7 @@ def test_a_resolution_on_the_disk_names_the_file_as_the_changes_beside_it(tmp_pa
     """A file both machines made before the second one's first sync: the merge of the disk
     with the ref said `resolved .root/CLAUDE.md` (the store's name; a project adapter's file
     lost its `cline/`) while the lines beside it said `~/.claude/CLAUDE.md`."""
-    a, b, _ = two_machines(tmp_path, "claude")
+    a, b, _ = two_machines_one_hub(tmp_path, "claude")
     write_files(a.home / ".claude", {"CLAUDE.md": "# Me\n\n- from a\n"})
     a.ok("sync", "--user")
     same_identity(a, b)
@@ -133,7 +116,7 @@ def test_restoring_geminis_memory_puts_back_the_section_only(tmp_path: Path) -> 
     """Was: restore compared the whole file with the section the ref holds ("has changes
     not synced yet") and, with --force, wrote the section over the whole file: the user's
     own instructions gone."""
-    a, _, _ = two_machines(tmp_path, "claude,gemini")
+    a, _, _ = two_machines_one_hub(tmp_path, "claude,gemini")
     gemini = a.home / ".gemini/GEMINI.md"
     mine = "# My own instructions\n\nBe terse.\n\n"
     write_files(a.home / ".gemini", {"GEMINI.md": mine + HEADER + "- first\n"})
@@ -153,7 +136,7 @@ def test_a_whole_gemini_file_an_older_gitmem_stored_writes_only_its_section(
     instructions were written into machine b's file (coordinator, round 21)."""
     import gitmem.project.adapters as adapters
 
-    a, b, _ = two_machines(tmp_path, "claude,gemini")
+    a, b, _ = two_machines_one_hub(tmp_path, "claude,gemini")
     write_files(
         a.home / ".gemini", {"GEMINI.md": "# A's rules\n\nBe terse.\n\n" + HEADER + "- t\n"}
     )

@@ -14,6 +14,7 @@ from gitmem.merge.tree import blobs
 from gitmem.privacy.crypto import load_machine_key, split_tree, stored_name, unlock_scope_key
 from gitmem.privacy.layout import KEY_DIR, MANIFEST, SCOPE_KEY_FILE
 from gitmem.privacy.shards import manifest_files, shard_name
+from tests.support.world import World
 
 USER_REF = "refs/gitmem/users/tester@example.com"
 
@@ -56,3 +57,40 @@ def shard_paths(repo_dir: Path, rev: str, prefix: str) -> set[str]:
     key = unlock_scope_key(repo.read_blob(oid), load_machine_key())
     shards = manifest_files(repo, key, prefix, manifest)[3] or {}
     return {f"{prefix}/{stored_name(shard_name(key, prefix, bucket))}" for bucket in shards}
+
+
+def two_machines_one_hub(tmp_path: Path, agents: str) -> tuple[World, World, Path]:
+    """Two HOMEs whose global configuration names one hub (a bare repository) and `agents`."""
+    a, b = World(tmp_path / "a"), World(tmp_path / "b")
+    hub = tmp_path / "hub.git"
+    a.git("init", "-q", "--bare", str(hub))
+    for w in (a, b):
+        w.git("config", "--global", "gitmem.hub", str(hub))
+        w.git("config", "--global", "gitmem.agents", agents)
+    return a, b, hub
+
+
+def same_identity(a: World, b: World) -> None:
+    """`b` holds `a`'s machine identity (a copied key: no grant needed)."""
+    (b.home / ".config/gitmem").mkdir(parents=True, exist_ok=True)
+    identity = a.home / ".config/gitmem/identity"
+    (b.home / ".config/gitmem/identity").write_bytes(identity.read_bytes())
+
+
+def encryption_off_behind(world: World) -> tuple[Path, Path, Path, Path]:
+    """Clones a and b of one person; b's seal generation climbs past what a saw, then a turns
+    encryption off and syncs (plaintext on the remote). (a, b, a's auto folder, b's)."""
+    a, b = world.clone("a"), world.clone("b")
+    auto_a, auto_b = world.scope_path(a), world.scope_path(b)
+    auto_a.mkdir(parents=True)
+    (auto_a / "MEMORY.md").write_text("- [Build](build.md) — how we build\n")
+    (auto_a / "build.md").write_text("make all\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    for text in ("make all test\n", "make all test lint\n"):  # b's generation climbs
+        (auto_b / "build.md").write_text(text)
+        world.ok("-C", str(b), "sync")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(a), "config", "encrypt", "off")
+    world.ok("-C", str(a), "sync")  # plaintext on the remote: a's own word
+    return a, b, auto_a, auto_b
