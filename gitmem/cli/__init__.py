@@ -14,16 +14,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import argparse
 
+    from gitmem.cli.common import Parser
+
 from gitmem import __version__
-from gitmem.cli.common import (
-    COMMAND_MODULES,
-    COMMANDS,
-    Commands,
-    HelpFormatter,
-    Parser,
-    anywhere_options,
-    chosen_command,
-)
 
 DESCRIPTION = (
     "Sync AI-agent memory (Claude Code's MEMORY.md and topic files) through the project's own git\n"
@@ -36,9 +29,25 @@ EPILOG = (
     "'gitmem COMMAND --help' shows a command's options."
 )
 
+# The hook's command lines (claude/hooks.py hook_command): parsed, they are `args.mode` and
+# `--hook` with no -C or --memory-dir, which cli/sync.py's run hands to the hook's runner. Every
+# session start runs one, and argparse (its import, gettext's, the parser built) is ~5 ms of
+# CPU before its fetch starts (docs/performance.md, round 22). Any other spelling is parsed.
+HOOK_COMMANDS = (["pull", "--hook"], ["push", "--hook"])
+
 
 def build_parser(argv: Sequence[str] | None = None) -> Parser:
     """The whole parser; given the command line, only the command it names is built in full."""
+    from gitmem.cli.common import (
+        COMMAND_MODULES,
+        COMMANDS,
+        Commands,
+        HelpFormatter,
+        Parser,
+        anywhere_options,
+        chosen_command,
+    )
+
     parser = Parser(
         prog="gitmem",
         description=DESCRIPTION,
@@ -99,6 +108,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in args_list
     back: str | None = None
     try:
+        if args_list in HOOK_COMMANDS:  # what `gitmem hooks install` writes, word for word
+            from gitmem.claude.hookrun import answer  # as cli/sync.py's run: no parser built
+
+            return answer(args_list[0], ".", None)
         parser = build_parser(args_list)
         if not args_list:  # no command is bad usage, as for a group without its subcommand
             parser.print_help()

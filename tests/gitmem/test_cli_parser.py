@@ -12,8 +12,9 @@ import sys
 
 import pytest
 
-from gitmem.cli import build_parser, main
-from gitmem.cli.common import COMMAND_MODULES, COMMANDS, Parser, chosen_command
+from gitmem.cli import HOOK_COMMANDS, build_parser, main
+from gitmem.cli.common import COMMAND_MODULES, COMMANDS, Parser, chosen_command, directory
+from gitmem.cli.sync import run as sync_run
 from tests.support.world import REPO_ROOT, World
 
 
@@ -30,6 +31,18 @@ def test_every_command_takes_c_and_debug() -> None:
     for argv in (["init"], ["status"], ["sync"], ["log"], ["diff"], ["drivers", "status"]):
         args = parser.parse_args([*argv, "-C", "/x", "--debug"])
         assert args.directory == "/x" and args.debug is True, argv
+
+
+@pytest.mark.parametrize("argv", HOOK_COMMANDS)
+def test_the_hook_commands_parse_to_what_main_hands_the_hook(argv: list[str]) -> None:
+    """main() runs the hooks' exact command lines without building the parser (perf22): they
+    must mean what the parser makes of them, cli/sync.py's run with `--hook` from ".", no
+    memory folder given."""
+    args = build_parser().parse_args(argv)
+    assert args.handler is sync_run and args.mode == argv[0] and args.hook is True
+    assert directory(args) == "." and getattr(args, "memory_dir", None) is None
+    given = {k for k, v in vars(args).items() if v not in (None, False)}
+    assert given == {"command", "command_prog", "handler", "mode", "hook"}
 
 
 def test_option_before_command_is_not_erased_by_the_subcommand_default() -> None:

@@ -305,6 +305,28 @@ def test_nothing_new_imports_no_dataclasses(settled: tuple[World, Path], args: l
     assert out.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.parametrize("mode", ["pull", "push"])
+def test_the_installed_hook_builds_no_parser(settled: tuple[World, Path], mode: str) -> None:
+    """The hooks' command lines (`launch.py pull --hook`, `push --hook`) go to the hook's runner
+    without argparse: its import, gettext's and locale's, and the parser built were ~5 ms of
+    CPU before the session start's fetch (docs/performance.md, round 22). The hook still ran:
+    it took the lock (the fetch for a pull)."""
+    world, bob = settled
+    probe = (
+        "import os, sys\n"
+        f"os.chdir({str(bob)!r})\n"
+        "from gitmem.cli import main\n"
+        f"code = main([{mode!r}, '--hook'])\n"
+        "assert code == 0, code\n"
+        "print(sorted(m for m in ('argparse', 'gettext', 'locale', 'gitmem.cli.common') "
+        "if m in sys.modules))\n"
+    )
+    trace = world.root / "trace.json"
+    out = run_traced(world, [sys.executable, "-c", probe], trace)
+    assert out.strip().splitlines()[-1] == "[]"
+    assert ("fetch" in started(traced(trace))) is (mode == "pull")
+
+
 @pytest.mark.parametrize("args", [["sync", "-q"], ["pull", "--hook"]])
 def test_nothing_new_compiles_no_pattern_it_never_matches(
     settled: tuple[World, Path], args: list[str]
