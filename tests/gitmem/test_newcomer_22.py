@@ -1,0 +1,95 @@
+"""What the round-22 newcomer walk tripped on (a fresh HOME that read only the README and the
+guide), each fixed as a class; each test failed before its fix. Real git, bare remotes, a
+temporary HOME; two HOMEs for a second machine."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from gitmem.cli import main
+from tests.support.world import World, write_files
+
+
+@pytest.mark.parametrize(
+    ("argv", "before", "fixed"),
+    [
+        # was: "--json is an option of init, status, … not of status" (it is status's)
+        (["--json", "status"], "--json", "gitmem status --json"),
+        (["--dry-run", "sync"], "--dry-run", "gitmem sync --dry-run"),
+        # was: "unknown command 'origin'"
+        (["--remote", "origin", "status"], "--remote", "gitmem status --remote origin"),
+        # was: "unknown command '3'"
+        (["-n", "3", "log"], "-n", "gitmem log -n 3"),
+        # a group's options are its subcommand's; -C stays where it may stand
+        (["--json", "key", "show"], "--json", "gitmem key show --json"),
+        (["-C", "my proj", "--fetch", "status"], "--fetch", "gitmem -C 'my proj' status --fetch"),
+    ],
+)
+def test_a_command_s_option_typed_before_the_command_says_where_it_goes(
+    argv: list[str], before: str, fixed: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2, err
+    assert err[0].startswith(f"gitmem: error: {before} stands before the command "), err
+    assert err[1].startswith(f"hint: {fixed} (only -C, --memory-dir and --debug"), err
+    assert "unknown command" not in err[0] and "not of" not in err[1], err
+
+
+def test_options_that_may_stand_before_the_command_and_unknown_commands_keep_their_answers(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["frob"]) == 2
+    assert "unknown command 'frob'" in capsys.readouterr().err
+    assert main(["-C", ".", "status", "--jsn"]) == 2
+    assert "did you mean --json?" in capsys.readouterr().err
+    assert main(["status", "--scope", "team"]) == 2  # after the command: that command's answer
+    assert "--scope is an option of" in capsys.readouterr().err
+
+
+def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
+    tmp_path: Path,
+) -> None:
+    """A second machine of the same person, before the grant: `log auto/b.md`, `show`,
+    `restore`, `promote` said "run gitmem sync first" / "gitmem pull first" (which changes
+    nothing), and `gitmem log` listed the team's history alone, as if the personal memory had
+    none. Each now names the key this machine lacks and the grant, as sync and query do."""
+    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
+    desk.make_remote()
+    here = desk.clone("p")
+    write_files(desk.scope_path(here), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    write_files(desk.scope_path(here, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
+    desk.ok("-C", str(here), "sync")
+    there = laptop.clone("p", url=str(desk.remote))
+    asked = laptop.ok("-C", str(there), "sync")
+    (recipient,) = set(re.findall(r"gitmem key grant '([^']+)'", asked))
+    grant = f"gitmem key grant '{recipient}'"
+
+    for args in (
+        ("log", "auto/b.md"),
+        ("log", "--json", "auto/b.md"),
+        ("show", "~0:auto/b.md"),
+        ("restore", "auto/b.md"),
+        ("promote", "auto/b.md"),
+    ):
+        run = laptop.gitmem("-C", str(there), *args)
+        assert run.code == 2, (args, run.out, run.err)
+        hint = run.err.splitlines()[-1]
+        assert hint.startswith("hint: your personal memory is encrypted with a key this machine"), (
+            args,
+            run.err,
+        )
+        assert grant in hint and "sync first" not in hint and "pull first" not in hint, hint
+
+    run = laptop.gitmem("-C", str(there), "log")
+    assert run.code == 0 and "A team/t.md" in run.out, run.out + run.err
+    assert run.err.startswith("note: your personal memory's history is not listed: "), run.err
+    assert grant in run.err, run.err
+    # a team memory's error keeps its own hint; the desk, which has the key, is told nothing new
+    run = laptop.gitmem("-C", str(there), "log", "team/nope.md")
+    assert run.code == 2 and "key grant" not in run.err, run.err
+    run = desk.gitmem("-C", str(here), "log")
+    assert run.code == 0 and run.err == "", run.err
