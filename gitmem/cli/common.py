@@ -115,7 +115,34 @@ class Parser(argparse.ArgumentParser):
             self.prog in FIRST_FORMS
         ):  # `gitmem record 'some text'`: the form that works, not only --help
             hint = f"{FIRST_FORMS[self.prog]} (see '{self.prog} --help')"
+        elif message.startswith(("the following arguments are required: ", "argument ")):
+            # `sync --scope`, `show`, `-C`: what the argument is, from its own help line
+            hint = self._what_it_takes(message) or hint
         raise UsageError(f"{message} ({self.prog})", hint)
+
+    def _what_it_takes(self, message: str) -> str | None:
+        """The first argument argparse's `message` names, as `--help` lists it: its usage and
+        its help ("--scope SCOPE: only this scope (auto, team, agents, local)"). Round 22:
+        "expected one argument" and "arguments are required" said only "see --help"."""
+        if message.startswith("argument "):
+            if not message.endswith(": expected one argument"):
+                return None
+            name = message.removeprefix("argument ").split(":", 1)[0].split("/")[0]
+        else:
+            name = message.split(": ", 1)[1].split(", ")[0]
+        for action in self._actions:
+            shown = action.metavar if isinstance(action.metavar, str) else action.dest
+            if name in action.option_strings or (not action.option_strings and name == shown):
+                if not action.help or action.help == argparse.SUPPRESS:
+                    return None
+                # argparse's own usage: an option's value is METAVAR, else its DEST in capitals
+                usage = (
+                    f"{name} {action.metavar or action.dest.upper()}"
+                    if action.option_strings
+                    else name
+                )
+                return f"{usage}: {action.help} (see '{self.prog} --help')"
+        return None
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None

@@ -93,3 +93,42 @@ def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
     assert run.code == 2 and "key grant" not in run.err, run.err
     run = desk.gitmem("-C", str(here), "log")
     assert run.code == 0 and run.err == "", run.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        # each said only "see 'gitmem … --help'"
+        (["sync", "--scope"], "--scope SCOPE: only this scope (auto, team, agents, local)"),
+        (["status", "--remote"], "--remote NAME: the remote to sync through"),
+        (["-C"], "-C PATH: run as if gitmem was started in PATH"),
+        (["completion"], "SHELL: bash, zsh or fish"),
+        (["key", "grant"], "RECIPIENT: age1…, an ssh public key or a .pub file"),
+    ],
+)
+def test_a_missing_argument_is_answered_with_what_it_takes(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and err[1].startswith(f"hint: {hint}"), err
+    assert err[1].endswith(" --help')"), err
+
+
+def test_the_git_folder_hint_names_a_checkout_path_with_a_space_as_a_shell_reads_it(
+    world: World,
+) -> None:
+    """`gitmem status` in `my proj é/.git` said "run gitmem in its working tree (-C /…/my proj
+    é)": a path with a space, unquoted, is three words in a shell. Quoted now, it runs."""
+    import shlex
+    import subprocess
+
+    a = world.clone("my proj é")
+    run = world.gitmem("status", cwd=a / ".git")
+    assert run.code == 2, run.err
+    (quoted,) = re.findall(r"\(-C ('[^']+')\)", run.err)
+    assert quoted == shlex.quote(str(a)), run.err
+    shown = subprocess.run(
+        ["sh", "-c", f"cd {quoted} && pwd -P"], check=True, capture_output=True, text=True
+    )
+    assert shown.stdout.strip() == str(a.resolve()), shown
