@@ -764,7 +764,10 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             continue
         if path.exists() and not path.is_dir():
             checkup.add(
-                area, PROBLEM, f"{shown} is not a folder", f"move it away: mv {path} {path}.bak"
+                area,
+                PROBLEM,
+                f"{shown} is not a folder",
+                f"move it away: mv {shlex.quote(str(path))} {shlex.quote(f'{path}.bak')}",
             )
         elif not _writable(path):  # red team 14: a pull into it writes nothing (sync: exit 3)
             checkup.add(
