@@ -84,6 +84,16 @@ def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
         )
         assert grant in hint and "sync first" not in hint and "pull first" not in hint, hint
 
+    # a key change here said "is behind origin: run gitmem sync first", which never changes it
+    for args in (("key", "rotate"), ("key", "grant", recipient)):
+        run = laptop.gitmem("-C", str(there), *args)
+        assert run.code == 2, (args, run.out, run.err)
+        what, hint = run.err.splitlines()
+        assert what.endswith(f"does not have: a key {args[1]} needs it"), what
+        assert (
+            hint == f"hint: on a machine that has it run: {grant}, then gitmem sync there and here"
+        )
+
     run = laptop.gitmem("-C", str(there), "log")
     assert run.code == 0 and "A team/t.md" in run.out, run.out + run.err
     assert run.err.startswith("note: your personal memory's history is not listed: "), run.err
@@ -93,6 +103,7 @@ def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
     assert run.code == 2 and "key grant" not in run.err, run.err
     run = desk.gitmem("-C", str(here), "log")
     assert run.code == 0 and run.err == "", run.err
+    desk.ok("-C", str(here), "key", "grant", recipient)  # where the key is, the grant works
 
 
 @pytest.mark.parametrize(
