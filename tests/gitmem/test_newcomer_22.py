@@ -143,3 +143,31 @@ def test_the_git_folder_hint_names_a_checkout_path_with_a_space_as_a_shell_reads
         ["sh", "-c", f"cd {quoted} && pwd -P"], check=True, capture_output=True, text=True
     )
     assert shown.stdout.strip() == str(a.resolve()), shown
+
+
+def test_bash_completes_an_option_s_values_the_scopes_choices_and_remotes(
+    world: World, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`gitmem sync --scope <TAB>` and `status --remote <TAB>` offered the folder's files (the
+    option's value completed as a path). Now the scopes, an option's choices, the remotes."""
+    from tests.e2e.test_ux_completion import complete
+
+    a = world.clone("a")
+    world.git("remote", "add", "fork", str(world.remote), cwd=a)
+    script = tmp_path / "gitmem.bash"
+    script.write_text(world.ok("completion", "bash"))
+
+    monkeypatch.chdir(a)  # `git remote` answers for the folder the shell is in
+
+    def offered(*words: str) -> list[str]:
+        return complete(script, "gitmem", *words)
+
+    assert offered("sync", "--scope", "") == ["auto", "team", "agents", "local"]
+    assert offered("-C", ".", "pull", "--scope", "a") == ["auto", "agents"]
+    assert offered("record", "--scope", "t") == ["team"]
+    assert offered("log", "--color", "") == ["auto", "always", "never"]
+    assert offered("status", "--remote", "") == ["fork", "origin"]
+    assert "README.md" in offered("restore", "--at", "")  # a free value: still a path
+    fish = world.ok("completion", "fish")
+    assert "-l scope -x -a 'auto team agents local'" in fish, fish
+    assert "-l remote -x -a '(git remote 2>/dev/null)'" in fish, fish
