@@ -171,3 +171,29 @@ def test_bash_completes_an_option_s_values_the_scopes_choices_and_remotes(
     fish = world.ok("completion", "fish")
     assert "-l scope -x -a 'auto team agents local'" in fish, fish
     assert "-l remote -x -a '(git remote 2>/dev/null)'" in fish, fish
+
+
+def test_init_remote_records_the_choice_every_refusal_names(world: World) -> None:
+    """Two remotes, none origin, none tracked: sync refused with "choose one: gitmem init
+    --remote NAME (records gitmem.remote)", but `init --remote a` recorded nothing (the remote
+    named was taken for a guess) and the sync refused again — a loop. And a bare `init` said
+    "next: gitmem sync", the command that refuses. Now init names the choice, and records it."""
+    a = world.clone("a")
+    world.git("remote", "rename", "origin", "one", cwd=a)
+    world.git("config", "--unset", "branch.main.remote", cwd=a)
+    world.git("remote", "add", "two", str(world.remote), cwd=a)
+
+    said = world.ok("-C", str(a), "init").splitlines()
+    assert said[-1] == (
+        "next: gitmem init --remote NAME (records gitmem.remote), or git config "
+        "checkout.defaultRemote NAME, then gitmem sync"
+    ), said
+    assert world.git("config", "gitmem.remote", cwd=a, check=False).strip() == ""
+    assert world.gitmem("-C", str(a), "sync").code == 2
+
+    said = world.ok("-C", str(a), "init", "--remote", "two").splitlines()
+    assert said[0].endswith("(remote: two, user: tester@example.com)"), said
+    assert said[-1] == "next: gitmem sync" and not any("choose one" in s for s in said), said
+    assert world.git("config", "gitmem.remote", cwd=a).strip() == "two"
+    world.ok("-C", str(a), "sync")
+    assert "remote two " in world.ok("-C", str(a), "status").splitlines()[0]
