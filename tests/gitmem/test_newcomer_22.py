@@ -197,3 +197,16 @@ def test_init_remote_records_the_choice_every_refusal_names(world: World) -> Non
     assert world.git("config", "gitmem.remote", cwd=a).strip() == "two"
     world.ok("-C", str(a), "sync")
     assert "remote two " in world.ok("-C", str(a), "status").splitlines()[0]
+
+
+def test_doctor_names_a_settings_file_that_is_not_json_once(world: World) -> None:
+    """doctor said "PROBLEM hooks: /…/settings.local.json: /…/settings.local.json is not valid
+    JSON (…)": the file twice, the round-21 class of a ref named twice."""
+    a = world.clone("a")
+    settings = a / ".claude" / "settings.local.json"
+    settings.parent.mkdir()
+    settings.write_text("{bad json\n")
+    run = world.gitmem("-C", str(a), "doctor")
+    assert run.code == 1, run.out + run.err
+    (line,) = [ln for ln in run.out.splitlines() if ln.startswith("PROBLEM hooks:")]
+    assert line.count(str(settings)) == 1 and "is not valid JSON" in line, line
