@@ -210,3 +210,15 @@ def test_doctor_names_a_settings_file_that_is_not_json_once(world: World) -> Non
     assert run.code == 1, run.out + run.err
     (line,) = [ln for ln in run.out.splitlines() if ln.startswith("PROBLEM hooks:")]
     assert line.count(str(settings)) == 1 and "is not valid JSON" in line, line
+
+
+def test_hooks_install_in_a_bare_repository_says_it_is_one(world: World) -> None:
+    """In a bare repository (the bare-plus-worktrees layout, or the remote itself) `hooks
+    install --claude` said "--project needs a git repository: none found here" — it is one,
+    without the working tree Claude Code reads its settings in."""
+    run = world.gitmem("-C", str(world.remote), "hooks", "install", "--claude")
+    assert run.code == 2, run.out + run.err
+    what, hint = run.err.splitlines()
+    assert what.startswith(f"gitmem: error: {world.remote} is a bare repository: "), what
+    assert f"git -C {world.remote} worktree add PATH" in hint and "--user" in hint, hint
+    assert not (world.remote / ".claude").exists()
