@@ -222,3 +222,41 @@ def test_hooks_install_in_a_bare_repository_says_it_is_one(world: World) -> None
     assert what.startswith(f"gitmem: error: {world.remote} is a bare repository: "), what
     assert f"git -C {world.remote} worktree add PATH" in hint and "--user" in hint, hint
     assert not (world.remote / ".claude").exists()
+
+
+def test_a_remote_asking_for_a_password_is_told_as_such(world: World) -> None:
+    """An https remote that asks for credentials (no helper set): gitmem lets git prompt for
+    nothing, and said "check the remote URL and your access (git fetch works?)" — it does, by
+    asking. The hint now names the prompt gitmem never shows, and the two ways out."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class AsksForAPassword(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(401)
+            self.send_header("WWW-Authenticate", 'Basic realm="shop"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), AsksForAPassword)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        a = world.clone("a")
+        url = f"http://127.0.0.1:{server.server_address[1]}/acme/shop.git"
+        world.git("remote", "set-url", "origin", url, cwd=a)
+        run = world.gitmem("-C", str(a), "sync")
+        checks = world.gitmem("-C", str(a), "doctor").out
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert run.code == 3, run.out + run.err
+    what, hint = run.err.strip().splitlines()[-2:]
+    assert "could not read Username" in what, what
+    assert hint.startswith(
+        "hint: the remote asks for a user name and password, and gitmem never"
+    ), hint
+    assert "git fetch works?" not in hint and "credential.helper" in hint, hint
+    assert "fix: the remote asks for a user name and password" in checks, checks
