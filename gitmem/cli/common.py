@@ -574,9 +574,11 @@ def sealed_here(project: Project, path: str | None) -> Iterator[None]:
     it. Round 22: `log auto/x.md`, `show '~0:auto/x.md'` and `restore auto/x.md` said "run
     gitmem sync first" and promote "gitmem pull first", which change nothing: the memory is on
     the ref, sealed with a key this machine lacks. Asked only when an error is raised."""
+    from gitmem.errors import NothingHere
+
     try:
         yield
-    except UsageError as exc:
+    except NothingHere as exc:  # other errors (a branch's commit as REV) keep their own hint
         unread = not_granted_here(project, path)
         if unread and path is not None:  # a personal memory: the key is the whole answer
             exc.hint = unread

@@ -98,6 +98,9 @@ def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
     assert run.code == 0 and "A team/t.md" in run.out, run.out + run.err
     assert run.err.startswith("note: your personal memory's history is not listed: "), run.err
     assert grant in run.err, run.err
+    # an error that is not "nothing here" keeps its own hint (a branch's commit named as REV)
+    run = laptop.gitmem("-C", str(there), "show", "HEAD:auto/b.md")
+    assert run.code == 2 and "key grant" not in run.err and "gitmem log" in run.err, run.err
     # a team memory's error keeps its own hint; the desk, which has the key, is told nothing new
     run = laptop.gitmem("-C", str(there), "log", "team/nope.md")
     assert run.code == 2 and "key grant" not in run.err, run.err
