@@ -4,6 +4,7 @@ temporary HOME; two HOMEs for a second machine."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -263,3 +264,28 @@ def test_a_remote_asking_for_a_password_is_told_as_such(world: World) -> None:
     ), hint
     assert "git fetch works?" not in hint and "credential.helper" in hint, hint
     assert "fix: the remote asks for a user name and password" in checks, checks
+
+
+def test_a_memory_s_log_lists_no_merge_that_only_brought_it_along(world: World) -> None:
+    """`gitmem log auto/notes.md` listed, above the commit that added the file, the merge that
+    followed it ("merge origin/…", no file under it): a merge that took this memory from one
+    side unchanged is no version of it (git's --simplify-merges). Merges that resolved it stay."""
+    a, b = world.clone("a"), world.clone("b")
+    for scope in ("auto", "team"):  # the personal ref, sealed, showed it
+        write_files(world.scope_path(a, scope), {"MEMORY.md": "- [X](x.md) — x\n", "x.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    (world.scope_path(a) / "x.md").write_text("x again\n")
+    world.ok("-C", str(a), "sync")
+    write_files(world.scope_path(b), {"notes.md": "y\n"})
+    world.ok("-C", str(b), "sync")  # b's commit, then the merge with a's
+    rows = json.loads(world.ok("-C", str(b), "log", "--json", "auto/notes.md"))
+    assert [r["files"] for r in rows] == [[{"status": "A", "path": "auto/notes.md"}]], rows
+    # a memory both changed: the losing edit and the merge that resolved it are listed
+    (world.scope_path(a, "team") / "x.md").write_text("x from a\n")
+    (world.scope_path(b, "team") / "x.md").write_text("x from b\n")
+    world.ok("-C", str(a), "sync")
+    world.ok("-C", str(b), "sync")
+    rows = json.loads(world.ok("-C", str(b), "log", "--json", "team/x.md"))
+    assert any(r["resolved"] for r in rows), rows
+    assert sum(r["files"] == [{"status": "M", "path": "team/x.md"}] for r in rows) == 2, rows
