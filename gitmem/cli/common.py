@@ -289,7 +289,13 @@ def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str
             name = extra.split("=", 1)[0]
             # an option other commands take is no typo: `log --scope team` was told "did you
             # mean --json?" (round 20); say who takes it, and this command's way where it has one
-            takers = [] if len(words) != 1 else _commands_taking(name)
+            takers = [] if len(words) > 1 else _commands_taking(name)
+            if takers and not words:  # `gitmem --json` alone: a command's option, no command
+                named = ", ".join(takers[:4]) + (" and more" if len(takers) > 4 else "")
+                return (
+                    f"{name} is an option of {named}: it goes after the command "
+                    f"(gitmem {takers[0]} {extra}; gitmem --help lists the commands)"
+                )
             if takers:
                 instead = OTHER_WAY.get((words[0], name))
                 named = ", ".join(takers[:4]) + (

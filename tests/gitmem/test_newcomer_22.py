@@ -49,6 +49,10 @@ def test_options_that_may_stand_before_the_command_and_unknown_commands_keep_the
     assert "did you mean --json?" in capsys.readouterr().err
     assert main(["status", "--scope", "team"]) == 2  # after the command: that command's answer
     assert "--scope is an option of" in capsys.readouterr().err
+    assert main(["--fetch"]) == 2  # no command at all: was "see 'gitmem --help'"
+    hint = capsys.readouterr().err.splitlines()[1]
+    assert hint.startswith("hint: --fetch is an option of status: it goes after the command"), hint
+    assert "(gitmem status --fetch;" in hint, hint
 
 
 def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
