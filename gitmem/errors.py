@@ -41,6 +41,12 @@ class NotARepository(UsageError):
     """The path is not inside a git repository."""
 
 
+class NothingHere(UsageError):
+    """What was asked has no version on this machine yet (no history, nothing synced, not on
+    disk): a sync brings it — unless the memory is personal and this machine not granted its
+    key, which the CLI says instead (`cli/common.sealed_here`)."""
+
+
 class ConfigError(UsageError):
     """Missing or invalid configuration (user.email, gitmem.*)."""
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -94,6 +95,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = f"see '{self.prog} --help'"
+        misplaced = before_command(getattr(self, "argv", None))
+        if misplaced is not None:  # `gitmem --remote origin status`: not "unknown command origin"
+            raise misplaced
         if message.startswith("argument COMMAND: invalid choice:"):
             given = message.split("invalid choice: ", 1)[1].split(" (")[0]
             message = "unknown command " + given
@@ -111,15 +115,46 @@ class Parser(argparse.ArgumentParser):
             self.prog in FIRST_FORMS
         ):  # `gitmem record 'some text'`: the form that works, not only --help
             hint = f"{FIRST_FORMS[self.prog]} (see '{self.prog} --help')"
+        elif message.startswith(("the following arguments are required: ", "argument ")):
+            # `sync --scope`, `show`, `-C`: what the argument is, from its own help line
+            hint = self._what_it_takes(message) or hint
         raise UsageError(f"{message} ({self.prog})", hint)
+
+    def _what_it_takes(self, message: str) -> str | None:
+        """The first argument argparse's `message` names, as `--help` lists it: its usage and
+        its help ("--scope SCOPE: only this scope (auto, team, agents, local)"). Round 22:
+        "expected one argument" and "arguments are required" said only "see --help"."""
+        if message.startswith("argument "):
+            if not message.endswith(": expected one argument"):
+                return None
+            name = message.removeprefix("argument ").split(":", 1)[0].split("/")[0]
+        else:
+            name = message.split(": ", 1)[1].split(", ")[0]
+        for action in self._actions:
+            shown = action.metavar if isinstance(action.metavar, str) else action.dest
+            if name in action.option_strings or (not action.option_strings and name == shown):
+                if not action.help or action.help == argparse.SUPPRESS:
+                    return None
+                # argparse's own usage: an option's value is METAVAR, else its DEST in capitals
+                usage = (
+                    f"{name} {action.metavar or action.dest.upper()}"
+                    if action.option_strings
+                    else name
+                )
+                return f"{usage}: {action.help} (see '{self.prog} --help')"
+        return None
 
     def parse_args(  # type: ignore[override]
         self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> argparse.Namespace:
         """As argparse, but an argument no one takes is reported by the command it was given
         to (`gitmem sync origin`: see 'gitmem sync --help'), not by the top-level parser."""
+        self.argv = list(sys.argv[1:] if args is None else args)  # for error(): what was typed
         parsed, extras = self.parse_known_args(args, namespace)
         if extras:
+            misplaced = before_command(self.argv)
+            if misplaced is not None:  # `gitmem --json status`: status takes it, after its name
+                raise misplaced
             group = getattr(parsed, "group_parser", None)
             prog = (
                 getattr(parsed, "command_prog", None)
@@ -133,6 +168,48 @@ class Parser(argparse.ArgumentParser):
                 or f"see '{prog} --help'",
             )
         return parsed
+
+
+def before_command(argv: Sequence[str] | None) -> UsageError | None:
+    """A command's options typed before the command (`gitmem --json status`, `gitmem --remote
+    origin status`, `gitmem -n 3 log`), where only -C, --memory-dir and --debug may stand: the
+    line that says so and the command line that works. Round 22: they were told "--json is an
+    option of init, status, … not of status" and "unknown command 'origin'". None when every
+    word before the command is one of those (or there is no command)."""
+    if not argv:
+        return None
+    kept: list[str] = []  # the options that may stand before the command, as typed
+    moved: list[str] = []  # the rest: the command's options (and their values)
+    words = iter(argv)
+    for word in words:
+        if word in COMMANDS:
+            break
+        if word in ("--", "-h", "--help", "--version"):
+            return None  # argparse's own answer stands
+        if word == "-C" or (len(word) > 2 and "--memory-dir".startswith(word)):
+            kept += [word, next(words, "")]
+        elif word.startswith(("-C", "--memory-dir=")) or (
+            len(word) > 2 and "--debug".startswith(word)
+        ):
+            kept.append(word)
+        else:
+            moved.append(word)
+    else:
+        return None
+    options = [w for w in moved if w.startswith("-")]
+    if not options:
+        return None
+    import shlex
+
+    rest = list(words)
+    # a group's options are its subcommand's: `gitmem key show --json`
+    named = [word, *rest[:1]] if f"gitmem {word}" in GROUPS and rest else [word]
+    fixed = shlex.join([*kept, *named, *moved, *rest[len(named) - 1 :]])
+    return UsageError(
+        f"{' '.join(options)} stands before the command {' '.join(named)}: a command's options "
+        "go after it (gitmem)",
+        f"gitmem {fixed} (only -C, --memory-dir and --debug may stand before the command)",
+    )
 
 
 # Words a newcomer types as commands that are not: where what they want lives instead (git's
@@ -212,7 +289,13 @@ def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str
             name = extra.split("=", 1)[0]
             # an option other commands take is no typo: `log --scope team` was told "did you
             # mean --json?" (round 20); say who takes it, and this command's way where it has one
-            takers = [] if len(words) != 1 else _commands_taking(name)
+            takers = [] if len(words) > 1 else _commands_taking(name)
+            if takers and not words:  # `gitmem --json` alone: a command's option, no command
+                named = ", ".join(takers[:4]) + (" and more" if len(takers) > 4 else "")
+                return (
+                    f"{name} is an option of {named}: it goes after the command "
+                    f"(gitmem {takers[0]} {extra}; gitmem --help lists the commands)"
+                )
             if takers:
                 instead = OTHER_WAY.get((words[0], name))
                 named = ", ".join(takers[:4]) + (
@@ -488,6 +571,54 @@ def open_project_from(
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
+
+
+@contextmanager
+def sealed_here(project: Project, path: str | None) -> Iterator[None]:
+    """One policy for the history doors (log, show, diff, restore, promote) on a machine your
+    personal memory is not granted to yet: their "nothing here" error says why and how to get
+    it. Round 22: `log auto/x.md`, `show '~0:auto/x.md'` and `restore auto/x.md` said "run
+    gitmem sync first" and promote "gitmem pull first", which change nothing: the memory is on
+    the ref, sealed with a key this machine lacks. Asked only when an error is raised."""
+    from gitmem.errors import NothingHere
+
+    try:
+        yield
+    except NothingHere as exc:  # other errors (a branch's commit as REV) keep their own hint
+        unread = not_granted_here(project, path)
+        if unread and path is not None:  # a personal memory: the key is the whole answer
+            exc.hint = unread
+        elif unread:  # every scope: the others' hint stands, and why personal memory is missing
+            exc.hint = f"{exc.hint}; {unread}" if exc.hint else unread
+        raise
+
+
+def not_granted_here(project: Project, path: str | None = None) -> str | None:
+    """`NOT_GRANTED; gitmem key grant …` when nothing of the personal memory is readable here
+    (its ref never written on this machine, its key not granted to it) and `path`, if given,
+    names a personal memory; else None."""
+    from gitmem.errors import GitmemError
+    from gitmem.project.userscope import is_user_project
+
+    if is_user_project(project) or project.repo.resolve(project.user_ref):
+        return None
+    if path is not None:
+        from gitmem.history.versions import locate
+
+        try:
+            if locate(project, path).scope.ref != project.user_ref:
+                return None
+        except GitmemError:
+            return None
+    from gitmem.commands.doctor import personal_key_step
+
+    try:
+        step = personal_key_step(project)
+    except GitmemError:
+        return None
+    from gitmem.privacy.layout import NOT_GRANTED
+
+    return f"{NOT_GRANTED}; {step}" if step else None
 
 
 # Outside a clone, the form of each command that works from anywhere on the user scope

@@ -72,6 +72,26 @@ def commands(
         yield from commands(sub, (*path, name))
 
 
+def values(parser: argparse.ArgumentParser) -> dict[str, list[str]]:
+    """option -> the values it takes, where they are a fixed set: its choices, or the scopes
+    for a `--scope SCOPE` that checks them itself. Round 22: `sync --scope <TAB>` offered the
+    files of the folder."""
+    from gitmem.cli.common import SCOPE_CHOICES
+
+    found: dict[str, list[str]] = {}
+    for action in parser._actions:
+        if not action.option_strings or action.help == argparse.SUPPRESS or action.nargs == 0:
+            continue
+        if action.choices:
+            words = [str(c) for c in action.choices]
+        elif action.metavar == "SCOPE":
+            words = list(SCOPE_CHOICES)
+        else:
+            continue
+        found.update(dict.fromkeys(action.option_strings, words))
+    return found
+
+
 def _words(parser: argparse.ArgumentParser) -> str:
     names = list(subcommands(parser))
     for action in parser._actions:  # a positional with fixed choices: `completion SHELL`
@@ -91,6 +111,12 @@ def bash_script(parser: argparse.ArgumentParser) -> str:
         f"    [{shlex.quote(' '.join(('gitmem', *path)))}]={shlex.quote(_words(p))}"
         for path, p in commands(parser)
     )
+    # an option's fixed values, keyed by the command and the option: `gitmem sync --scope`
+    table += "".join(
+        f"\n    [{shlex.quote(' '.join(('gitmem', *path, option)))}]={shlex.quote(' '.join(words))}"
+        for path, p in commands(parser)
+        for option, words in values(p).items()
+    )
     valued = sorted(
         {
             o
@@ -106,10 +132,6 @@ declare -gA _gitmem_words=(
 )
 _gitmem_complete() {{  # $1: index of the first word after the program name
     local cur=${{COMP_WORDS[COMP_CWORD]}} prev=${{COMP_WORDS[COMP_CWORD-1]}} key=gitmem i w
-    case "$prev" in
-        -C|--memory-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-        {"|".join(v for v in valued if v not in ("-C", "--memory-dir")) or "--never"}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-    esac
     for ((i = $1; i < COMP_CWORD; i++)); do
         w=${{COMP_WORDS[i]}}
         case "$w" in
@@ -118,6 +140,16 @@ _gitmem_complete() {{  # $1: index of the first word after the program name
             *) [[ -n ${{_gitmem_words["$key $w"]+set}} ]] && key="$key $w" ;;
         esac
     done
+    case "$prev" in
+        -C|--memory-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+        --remote) COMPREPLY=($(compgen -W "$(git remote 2>/dev/null)" -- "$cur")); return ;;
+    esac
+    if [[ $prev == -* && -n ${{_gitmem_words["$key $prev"]+set}} ]]; then
+        COMPREPLY=($(compgen -W "${{_gitmem_words["$key $prev"]}}" -- "$cur")); return
+    fi
+    case "$prev" in
+        {"|".join(v for v in valued if v not in ("-C", "--memory-dir", "--remote")) or "--never"}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+    esac
     local words=${{_gitmem_words["$key"]}}
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
@@ -160,7 +192,12 @@ def fish_script(parser: argparse.ArgumentParser) -> str:
             flags = " ".join(
                 f"-l {o[2:]}" if o.startswith("--") else f"-s {o[1:]}" for o in strings
             )
+            fixed = next((v for o, v in values(p).items() if o in strings), None)
             extra = " -r -F" if takes else ""
+            if fixed:
+                extra = f" -x -a {shlex.quote(' '.join(fixed))}"
+            elif "--remote" in strings:  # the remotes, as bash's script offers them
+                extra = " -x -a '(git remote 2>/dev/null)'"
             lines.append(
                 f"complete -c gitmem -n {shlex.quote(cond)} {flags}{extra} -d {shlex.quote(help_text)}"
             )

@@ -12,9 +12,11 @@ from gitmem.cli.common import (
     command,
     count,
     echo,
+    not_granted_here,
     one_line,
     open_project_from,
     printable,
+    sealed_here,
 )
 from gitmem.cli.pager import add_pager_options
 
@@ -152,17 +154,26 @@ def log(args: argparse.Namespace) -> int:
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
-        emit([_json_row(row) for rows in pages for row in rows])
+        with sealed_here(project, args.path):
+            emit([_json_row(row) for rows in pages for row in rows])
         return 0
-    first = next(pages, None)  # the listing, and its first page's files: errors come first
+    with sealed_here(project, args.path):
+        first = next(pages, None)  # the listing, and its first page's files: errors come first
+    # the personal ref's history is not listed where its key is not granted: say so, or the
+    # team's history alone reads as "your memory has none" (round 22)
+    unread = None if args.path else not_granted_here(project)
     if first is None:  # as `gitmem lost` and `diff` say so: an empty output looked like a failure
-        import sys
-
-        sys.stderr.write("no memory history yet: gitmem sync commits your memory\n")
+        sys.stderr.write(
+            f"no memory history here yet; {unread}\n"
+            if unread
+            else "no memory history yet: gitmem sync commits your memory\n"
+        )
         return 0
     # a page's files are read (its personal commits decrypted) when the reader gets to it
     text = (_log_text(rows, args.oneline, colour) for rows in itertools.chain([first], pages))
     show(text, args, own_settings(project.repo))
+    if unread:  # after the pager closed, where it is read
+        sys.stderr.write(f"note: your personal memory's history is not listed: {unread}\n")
     return 0
 
 
@@ -218,7 +229,8 @@ def show_cmd(args: argparse.Namespace) -> int:
     from gitmem.history.versions import memory_show
 
     project = project_for(args, args.spec.partition(":")[2])
-    commit, path, data = memory_show(project, args.spec)
+    with sealed_here(project, args.spec.partition(":")[2] or None):
+        commit, path, data = memory_show(project, args.spec)
     text = data.decode("utf-8", "replace")
     if args.as_json:
         from gitmem.cli.jsonout import emit
@@ -250,7 +262,8 @@ def diff(args: argparse.Namespace) -> int:
         # as git does, a REV that is a file (or a memory id) is the path
         args.rev, args.path = None, args.rev
     project = project_for(args, args.path)
-    out = memory_diff(project, args.rev, args.path)
+    with sealed_here(project, args.path):
+        out = memory_diff(project, args.rev, args.path)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
@@ -379,7 +392,8 @@ def restore(args: argparse.Namespace) -> int:
             f"see '{prog} --help'",
         )
     project = project_for(args, args.path)
-    restored = do_restore(project, args.path, args.at, args.force)
+    with sealed_here(project, args.path):
+        restored = do_restore(project, args.path, args.at, args.force)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 

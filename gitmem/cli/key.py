@@ -13,6 +13,7 @@ from gitmem.cli.common import (
     command,
     directory,
     echo,
+    not_granted_here,
     open_project_from,
     plural,
 )
@@ -266,6 +267,12 @@ def _changed(handler: str, args: argparse.Namespace) -> int:
             _remember(handler, args)
         return code
     project = open_project_from(args)
+    unread = not_granted_here(project)
+    if unread:  # round 22: "is behind origin: run gitmem sync first", which never changes it
+        what, _, step = unread.partition("; ")
+        from gitmem.errors import UsageError
+
+        raise UsageError(f"{project.user_ref}: {what}: a key {handler} needs it", step)
     change = (
         keys.rotate(project)
         if handler == "rotate"

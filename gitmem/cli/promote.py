@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_json, command, echo, open_project_from
+from gitmem.cli.common import add_json, command, echo, open_project_from, sealed_here
 from gitmem.errors import NotARepository
 
 
@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         if is_user_id(args.path):
             raise not_project_memory(args.path) from None
         raise
-    moved = do(project, args.path, args.to, args.dry_run)
+    with sealed_here(project, args.path if args.direction == "promote" else None):
+        moved = do(project, args.path, args.to, args.dry_run)
     if args.dry_run and not args.as_json:
         echo(f"would move {moved.source} -> {moved.target}")
         echo(f"  index line: {moved.index_line}")

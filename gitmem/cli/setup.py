@@ -45,7 +45,7 @@ def init(args: argparse.Namespace) -> int:
     from gitmem.commands.status import init_project
 
     project = open_project_from(args)
-    result = init_project(project)
+    result = init_project(project, chosen=args.remote is not None)
     st = result.status
     if args.as_json:
         from gitmem.cli.jsonout import emit
@@ -66,6 +66,11 @@ def init(args: argparse.Namespace) -> int:
         from gitmem.project.scopes import first_commit_step
 
         echo(f"next: {first_commit_step(project)}")
+        return 0
+    if st.remote_not_chosen:  # a sync refuses until one is chosen: the choice is the next step
+        from gitmem.project.scopes import REMOTE_CHOICE
+
+        echo(f"next: {REMOTE_CHOICE.removeprefix('choose one: ')}, then gitmem sync")
         return 0
     echo(
         "next: gitmem sync"

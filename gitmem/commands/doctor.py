@@ -523,9 +523,9 @@ def _hooks(project: Project, checkup: Checkup) -> None:
             )
     for h in found:
         if h.note and h not in installed:  # e.g. a settings file that is not valid JSON
-            checkup.add(
-                "hooks", PROBLEM, f"{h.settings}: {h.note}", f"fix the JSON of {h.settings}"
-            )
+            # the file named once: a note of the JSON reader names it already (round 22)
+            said = h.note if str(h.settings) in h.note else f"{h.settings}: {h.note}"
+            checkup.add("hooks", PROBLEM, said, f"fix the JSON of {h.settings}")
     root = session_root(project)
     settings = next((h.settings for h in found if h.where == "project"), None)
     if root is not None and settings is not None:
@@ -764,7 +764,10 @@ def _folders(project: Project, status: Status, checkup: Checkup) -> None:
             continue
         if path.exists() and not path.is_dir():
             checkup.add(
-                area, PROBLEM, f"{shown} is not a folder", f"move it away: mv {path} {path}.bak"
+                area,
+                PROBLEM,
+                f"{shown} is not a folder",
+                f"move it away: mv {shlex.quote(str(path))} {shlex.quote(f'{path}.bak')}",
             )
         elif not _writable(path):  # red team 14: a pull into it writes nothing (sync: exit 3)
             checkup.add(

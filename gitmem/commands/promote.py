@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import GitmemError, SecretsFound, UsageError
+from gitmem.errors import GitmemError, NothingHere, SecretsFound, UsageError
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project
@@ -156,7 +156,7 @@ def move(
     try:
         data = _regular(source_file)
     except FileNotFoundError:
-        raise UsageError(
+        raise NothingHere(
             f"no memory {src.label}/{rel} on disk ({source_file})",
             "gitmem pull first, or check the name with gitmem status",
         ) from None

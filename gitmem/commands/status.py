@@ -211,23 +211,27 @@ class InitResult:
     warnings: list[str] = field(default_factory=list)
 
 
-def init_project(project: Project) -> InitResult:
-    """Record the remote, keep in-tree scope folders out of `git status`, and say who can read what."""
+def init_project(project: Project, chosen: bool = False) -> InitResult:
+    """Record the remote, keep in-tree scope folders out of `git status`, and say who can read what.
+    `chosen`: the user named the remote (`init --remote NAME`), which is no guess."""
     repo = project.repo
-    result = InitResult(project_status(project))
     from gitmem.commands.doctor import guessed_remote
-
-    guessed = guessed_remote(project)
-    if guessed:
-        result.warnings.append(guessed)
     from gitmem.project.scopes import unchosen_remote
 
+    guessed = guessed_remote(project)  # which remote and why, said before it is recorded
+    guess = project.remote is not None and unchosen_remote(repo, project.remote) is not None
     if (
         project.remote
         and repo.config_get("gitmem.remote") != project.remote
-        and not unchosen_remote(repo, project.remote)  # a guess is not recorded: the user chooses
+        # a guess is not recorded: the user chooses (round 22: `init --remote NAME`, the choice
+        # every refusal names, was taken for a guess and recorded nothing)
+        and (chosen or not guess)
     ):
         repo.config_set("gitmem.remote", project.remote)
+    # after the choice is recorded: the status is of the remote chosen
+    result = InitResult(project_status(project))
+    if guessed and not (chosen and guess):  # "choose one" is answered by the choice just made
+        result.warnings.append(guessed)
     result.excluded = [line.lstrip("/") for line in exclude_memory_folders(project, False)]
     if project.remote:
         sealed = sealed_scopes(project)

@@ -218,8 +218,11 @@ class GitDir:
             if not named and len(out) > 1 and out[0] == "false":
                 # git found the repository but no working tree: a folder inside its .git (round
                 # 20: "not a git repository: …/shop/.git", of the one folder that surely is)
+                import shlex
+
                 git_dir = Path(out[1])
-                tree = f" (-C {git_dir.parent})" if git_dir.name == ".git" else ""
+                # quoted: the hint is copied into a shell (a checkout path with a space)
+                tree = f" (-C {shlex.quote(str(git_dir.parent))})" if git_dir.name == ".git" else ""
                 named = [
                     NotARepository(
                         f"{start.resolve()} is inside the git folder of a clone, not its "

@@ -147,8 +147,9 @@ class History(GitDir):
         trailers = "%(trailers:key=Gitmem-Resolved,valueonly,unfold,separator=%x0a)"
         fmt = f"%H%x00%ct%x00%an%x00%ae%x00%s%x00{trailers}%x00"
         args = ["log", f"--format={fmt}"] + ([f"-n{limit}"] if limit else [])
-        if full_history:
-            args.append("--full-history")
+        if full_history:  # both sides, without the merges that only brought one side's
+            # version (round 22: `log PATH` listed such a merge, no file under it)
+            args += ["--full-history", "--simplify-merges"]
         if resolved is not None:  # "": every merge that resolved something
             args += ["--merges", "--fixed-strings", f"--grep=Gitmem-Resolved: {resolved}"]
         args.append(rev)

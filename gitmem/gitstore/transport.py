@@ -175,10 +175,24 @@ def unreached(reason: str) -> bool:
 _REFUSED_TOO = ("http 4", "permission denied", "403", "does not appear to be a git repository")
 
 
+# git asked for a user name or password and gitmem let no prompt through (NO_PROMPT): "git
+# fetch works?" it does, by asking, so the hint sent a newcomer in a circle (round 22)
+CREDENTIALS_HINT = (
+    "the remote asks for a user name and password, and gitmem never prompts: set a credential "
+    "helper (git config --global credential.helper NAME: your platform's, e.g. manager, "
+    "osxkeychain, libsecret), enter them once with git fetch, then retry; or use the remote's "
+    "SSH URL (git remote set-url)"
+)
+_ASKED = ("terminal prompts disabled", "could not read username", "could not read password")
+
+
 def remote_hint(reason: str, check: str) -> str:
-    """The hint of a failed fetch, push or ls-remote: the network's, the disk's, or `check`."""
+    """The hint of a failed fetch, push or ls-remote: the network's, the disk's, the
+    credentials', or `check`."""
     if out_of_space(reason):  # a full disk or ulimit -f here: no URL or access fixes it
         return SPACE_HINT
+    if any(w in reason.lower() for w in _ASKED):
+        return CREDENTIALS_HINT
     return UNREACHED_HINT if unreached(reason) else check
 
 

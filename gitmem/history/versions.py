@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import UsageError
+from gitmem.errors import NothingHere, UsageError
 from gitmem.project.scopes import Project, Scope, shown
 
 if TYPE_CHECKING:
@@ -368,7 +368,7 @@ def _memory_log(
         rows = _path_log(project, where, _stored_path(project, where, rev), limit)
         if not rows:
             label, place = _named(project, where, named)
-            raise UsageError(
+            raise NothingHere(
                 f"{label} has no history {place}",
                 f"{_what_exists(project, named)}; a new memory appears there after "
                 f"{sync_command(project)}",
@@ -514,12 +514,12 @@ def _unknown(
     back = re.fullmatch(r"~(\d*)", rev)
     tips = [(s, t) for s in scopes for t in (repo.resolve(s.ref),) if t]
     if back and len(scopes) == 1 and not tips:
-        return UsageError(
+        return NothingHere(
             f"nothing synced yet for scope {scopes[0].name}: it has no versions",
             f"run {sync_command(project)} first",
         )
     if back and not tips:  # `diff ~1` before any memory was synced: "use ~N" would loop
-        return UsageError(
+        return NothingHere(
             f"no memory history yet: {rev} names no version",
             f"{sync_command(project)} commits your memory; then '~N' is N versions back",
         )
@@ -536,7 +536,7 @@ def _unknown(
                 f"gitmem log {named} lists its versions",
             )
         held = "; ".join(f"{s.name} holds {versions(t)}" for s, t in tips)
-        return UsageError(
+        return NothingHere(
             f"no earlier version {rev} of the {', '.join(s.name for s, _ in tips)} memory: {held}",
             "gitmem log lists the versions",
         )
@@ -642,7 +642,7 @@ def restore(
     ref = where.scope.ref
     label, place = _named(project, where, named)
     if not repo.resolve(ref):
-        raise UsageError(
+        raise NothingHere(
             f"nothing synced yet for scope {where.scope.name}", f"run {sync_command(project)} first"
         )
     blob, commit = None, None
@@ -658,7 +658,7 @@ def restore(
                 commit, blob = commit_id, _plain_from_history(project, where, commit_id, blob_id)
                 break
     if blob is None or commit is None:
-        raise UsageError(
+        raise NothingHere(
             f"{label} has no version in the history of "
             + (ref if place.startswith("on ") else "your user scope")
             + (f" at {at}" if at else ""),
