@@ -301,6 +301,11 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if q.id:
         where.append("(" + _id_clause("m") + ")")
         params += _id_params(q.id)
+    if not q.search and not q.id:  # a listing: an index of pointers is none of its memories
+        listed = _pointer_lists(db)
+        if listed:
+            where.append(f"m.id NOT IN ({','.join('?' * len(listed))})")
+            params += listed
     if q.author:
         where.append("(instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))")
         params += [q.author, q.author]
@@ -415,12 +420,41 @@ def _href_path(href: str) -> str:
 _LINK = r"\]\(<?([^)>\s]+)|\[\[([^\]|#]+)"
 
 
+def about(path: str, lines: Sequence[str], targets: Sequence[str]) -> dict[str, list[int]]:
+    """Each memory an index's lines link to -> the lines about it, in the order of its first
+    link: each line linking to it and the lines continuing one (indented under it, linking
+    nowhere). Round 22: `redis` on one line and `deploy` on the next, both about redis.md,
+    found nothing (each line was searched alone)."""
+    out: dict[str, list[int]] = {}
+    for at, target in pointers(path, lines, targets):
+        told = out.setdefault(target, [])
+        told += [n for n in (at, *_continuing(lines, at)) if n not in told]
+    return out
+
+
+def _continuing(lines: Sequence[str], at: int) -> list[int]:
+    """The lines after line `at` that continue it: indented deeper, no link of their own."""
+    depth = len(lines[at]) - len(lines[at].lstrip())
+    out = []
+    for n in range(at + 1, min(len(lines), at + 64)):  # bounded: an entry's own lines
+        line = lines[n]
+        if not line.strip() or len(line) - len(line.lstrip()) <= depth or _links(line):
+            break
+        out.append(n)
+    return out
+
+
+def _links(line: str) -> bool:
+    return "](" in line or "[[" in line
+
+
 def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str) -> list[Hit]:
     """`hits` with each index file found replaced, where it stood, by the memories its found
-    lines point to, each once (round 21: `gitmem query` answered MEMORY.md itself). A line is
-    found by the search's own MATCH, over the index's lines alone; a line linking to no
-    memory of the scope answers nothing, a line with no link at all (a note written in the
-    index itself, as a subagent's MEMORY.md often holds them) answers with the index."""
+    lines point to, each once (round 21: `gitmem query` answered MEMORY.md itself). The lines
+    about one memory (`about`) are searched together by the search's own MATCH, over the
+    index's lines alone; a line linking to no memory of the scope answers nothing, a line
+    with no link at all (a note written in the index itself, as a subagent's MEMORY.md often
+    holds them) answers with the index."""
     if not any(is_index(h.scope, h.path) for h in hits):
         return hits
     db.execute(
@@ -433,22 +467,21 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
         if not is_index(h.scope, h.path):
             out.append(h)
             continue
-        row = db.execute(
-            "SELECT body FROM text WHERE rowid = (SELECT id FROM memory WHERE scope = ? AND "
-            "path = ?)",
-            (h.scope, h.path),
-        ).fetchone()
-        lines = str(row[0] or "").splitlines() if row else []
+        lines = index_lines(db, h.scope, h.path)
+        told = about(h.path, lines, h.links_to)
+        # one search: each line alone (rowid: its number), then each memory's lines together
+        texts = [*lines, *("\n".join(lines[n] for n in ns) for ns in told.values())]
         db.execute("DELETE FROM temp.lines")
-        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(lines))
+        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(texts))
         found = {
             int(r[0]) for r in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
         }
         db.execute("DELETE FROM temp.lines")
-        if _noted_inline(lines, found):
+        aside = {n for ns in told.values() for n in ns}
+        if _noted_inline(lines, found - aside):
             out.append(h)  # a found line that links nowhere: what it says lives in the index
-        for at, target in pointers(h.path, lines, h.links_to):
-            if at not in found or (h.scope, target) in taken:
+        for k, target in enumerate(told, start=len(lines)):
+            if k not in found or (h.scope, target) in taken:
                 continue
             rows = rows_where(db, f"{select} WHERE m.scope = ? AND m.path = ?", [h.scope, target])
             if rows:
@@ -457,16 +490,49 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
     return out
 
 
+def index_lines(db: sqlite3.Connection, scope: str, path: str) -> list[str]:
+    """The lines of an index's text as the index holds them."""
+    row = db.execute(
+        "SELECT body FROM text WHERE rowid = (SELECT id FROM memory WHERE scope = ? AND path = ?)",
+        (scope, path),
+    ).fetchone()
+    return str(row[0] or "").splitlines() if row else []
+
+
 def _noted_inline(lines: Sequence[str], found: set[int]) -> bool:
-    """Whether a found line of an index is a note of its own: no link, and not inside an HTML
-    comment (an index's header comment explains the format; it remembers nothing)."""
+    """Whether a found line of an index is a note of its own: no link, not a heading (it
+    titles; round 22: `# Project memory index` made `project` answer the index) and not
+    inside an HTML comment (an index's header comment explains the format; it remembers
+    nothing)."""
     hidden = False
     for at, line in enumerate(lines):
         opened = hidden or "<!--" in line
         hidden = opened and "-->" not in line.split("<!--")[-1]
-        if at in found and not opened and "](" not in line and "[[" not in line:
+        if at in found and not opened and not _links(line) and not line.lstrip().startswith("#"):
             return True
     return False
+
+
+def _index_sql(alias: str) -> str:
+    """SQL: whether the row `alias` is one of Claude Code's index files (`is_index`)."""
+    scopes = ", ".join(f"'{s}'" for s in sorted(CLAUDE_SCOPES))
+    names = " OR ".join(
+        f"lower({alias}.path) = '{n}' OR lower({alias}.path) LIKE '%/{n}'" for n in INDEX_NAMES
+    )
+    return f"({alias}.scope IN ({scopes}) AND ({names}))"
+
+
+def _pointer_lists(db: sqlite3.Connection) -> list[int]:
+    """The index files that are only a list of pointers (no note of their own): no memory, so
+    never listed (round 22: `--recent`, `--type`, the MCP `recent` tool listed MEMORY.md)."""
+    out = []
+    sql = f"SELECT m.id, m.scope, m.path, m.links_to FROM memory m WHERE {_index_sql('m')}"
+    for r in rows_where(db, sql):
+        lines = index_lines(db, r["scope"], r["path"])
+        told = about(r["path"], lines, json.loads(r["links_to"] or "[]"))
+        if not _noted_inline(lines, set(range(len(lines))) - {n for v in told.values() for n in v}):
+            out.append(int(r["id"]))
+    return out
 
 
 def stems_of(db: sqlite3.Connection, words: list[str]) -> list[str]:
@@ -927,28 +993,35 @@ def summary_line(h: Hit) -> str:
 
 def full_text(h: Hit, project: Callable[[], Project]) -> str:
     """A memory's whole text: the file, or a deleted memory's last version on its ref."""
+    from gitmem.recall.searchindex import memory_part
+
+    return memory_part(h.scope, h.path, _whole(h, project)).decode("utf-8", "replace")
+
+
+def _whole(h: Hit, project: Callable[[], Project]) -> bytes:
+    """A memory's file, or a deleted one's last blob, as it is (b"": none)."""
     if h.deleted:
         if not h.blob:
-            return ""
+            return b""
         from gitmem.project.userscope import USER_SCOPE, user_store
 
         if h.scope == USER_SCOPE or h.scope.startswith(f"{USER_SCOPE}-"):
             store = user_store(project(), h.scope)  # its last version: in the agent's store
             if store is None:
-                return ""
+                return b""
             try:
-                return store.repo.read_blob(h.blob).decode("utf-8", "replace")
+                return store.repo.read_blob(h.blob)
             finally:
                 store.repo.close()
-        return project().repo.read_blob(h.blob).decode("utf-8", "replace")
+        return project().repo.read_blob(h.blob)
     from pathlib import Path
 
     from gitmem.core.fileread import NotAFile, read_regular
 
     try:
-        return read_regular(Path(h.file)).decode("utf-8", "replace")
+        return read_regular(Path(h.file))
     except (OSError, NotAFile):
-        return ""
+        return b""
 
 
 def full_block(h: Hit, project: Callable[[], Project]) -> list[str]:
