@@ -33,3 +33,40 @@ def test_the_section_added_or_removed_is_said_so_of_a_file_that_stays(tmp_path: 
     a.ok("sync", "--user")
     gemini_a.unlink()
     assert "  D ~/.gemini/GEMINI.md\n" in a.ok("sync", "--user")
+
+
+def test_a_lost_edit_of_the_section_is_listed_shown_and_brought_back_into_it(
+    tmp_path: Path,
+) -> None:
+    """Was: the sync said `gitmem lost 1 shows it, gitmem restore --lost 1 brings it back` of
+    an edit of ~/.gemini/GEMINI.md that `gitmem lost` never listed (it read the project's refs
+    only: "no lost edits", or another edit numbered 1). `gitmem lost --user` lists the user
+    scope's, from any folder; what it shows is the section's versions, and the edit goes back
+    into the section, the user's own part of the file as it is now."""
+    a, b, _ = two_machines_one_hub(tmp_path, "claude,gemini")
+    gemini_a = a.home / ".gemini/GEMINI.md"
+    write_files(a.home / ".gemini", {"GEMINI.md": "# mine\n\n" + HEADER + "- deploy with fly\n"})
+    a.ok("sync", "--user")
+    same_identity(a, b)
+    b.ok("sync", "--user")
+    gemini_a.write_text("# mine\n\n" + HEADER + "- deploy with fly from a\n")
+    (b.home / ".gemini/GEMINI.md").write_text("# b's own\n\n" + HEADER + "- deploy from b\n")
+    told = a.ok("sync", "--user") + b.ok("sync", "--user") + a.ok("sync", "--user")
+    assert "gitmem lost --user 1 shows it, gitmem restore --user --lost 1 brings it back" in told
+    listed = a.ok("lost", "--user", cwd=tmp_path)
+    assert "  1  " in listed and "~/.gemini/GEMINI.md (lines 2-2)" in listed, listed
+    shown = a.ok("lost", "--user", "1", cwd=tmp_path)
+    lost_line = next(ln for ln in shown.splitlines() if ln.startswith("+- deploy"))[1:]
+    assert "mine" not in shown and "b's own" not in shown, shown  # the section's lines only
+    a.make_remote()
+    assert "no lost edits" in a.ok("lost", cwd=a.clone("shop"))  # the project's: none
+    mine = "# mine, edited since\n\n"
+    now = HEADER + gemini_a.read_text().split(HEADER, 1)[1] + "- later\n"
+    gemini_a.write_text(mine + now)
+    assert "brought back lost edit 1 (~/.gemini/GEMINI.md lines 2-2)" in a.ok(
+        "restore", "--user", "--lost", "1", cwd=tmp_path
+    )
+    after = gemini_a.read_text()
+    assert after.startswith(mine + HEADER) and lost_line + "\n" in after, after
+    assert after.endswith("- later\n"), after
+    assert a.gitmem("lost", "--user", "2", cwd=tmp_path).code == 2
