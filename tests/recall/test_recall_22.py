@@ -19,6 +19,7 @@ from tests.support.world import World, write_files
 INDEX = (
     "<!-- one line per memory: - [Title](topic.md) — hook -->\n"
     "# Project memory index\n"
+    "\n"
     "- [Cache](redis.md) — zebra notes\n"
     "  resize only in a maintenance window\n"
     "- [Runbook](runbook.md) — see also [the cache](redis.md): okapi\n"
