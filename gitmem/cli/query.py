@@ -181,13 +181,17 @@ def run(args: argparse.Namespace) -> int:
                 "brings it back\n"
             )
         elif args.deleted or holds_memory(place):
-            from gitmem.recall.query import unheld_filter
+            from gitmem.recall.query import unheld_filter, unkept_link
 
             unheld = unheld_filter(place, q)
+            unkept = None if unheld else unkept_link(place, q)
             sys.stderr.write(
                 (
                     f"no memory matches: {unheld}; gitmem query --recent lists the newest"
                     if unheld
+                    else f"no memory matches: {unkept} (deleted: gitmem query --deleted with "
+                    "these words; not synced here yet: gitmem sync)"
+                    if unkept
                     else "no memory matches (gitmem query --recent lists the newest)"
                 )
                 + (f"; {unread}" if unread else "")

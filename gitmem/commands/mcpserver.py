@@ -105,6 +105,19 @@ class Recall:
         )
         return run_query(self.place, q, self.project)
 
+    def unkept(self, text: str, scope: str | None) -> str:
+        """The empty answer to a search whose words an index's line holds, linking to a file
+        that is no memory here (gitmem.recall.query.unkept_link): said, not "no match"."""
+        from gitmem.recall.query import Query, unkept_link
+
+        said = unkept_link(self.place, Query(search=text, scopes=[scope] if scope else []))
+        return (
+            f"no memory matches: {said} (deleted: query with deleted true and these "
+            "words; not synced here yet: sync)"
+            if said
+            else NO_MATCH
+        )
+
     def nodes(self, hits: list[Hit], empty: str = NO_MATCH) -> dict[str, Any]:
         """The hits as the tools return them; an empty answer says what it means."""
         from gitmem.recall.query import node_of
@@ -474,7 +487,8 @@ def build(recall: Recall) -> MCPServer:
     @failing
     def search(text: str, limit: int = 10, scope: str | None = None) -> dict[str, Any]:
         # a limit of 0 or less answered "no memory matches" (recent and history take 1)
-        return recall.nodes(recall.query(search=text, limit=listed(limit), scope=scope))
+        hits = recall.query(search=text, limit=listed(limit), scope=scope)
+        return recall.nodes(hits, NO_MATCH if hits else recall.unkept(text, scope))
 
     @server.tool(
         title="Query memory",

@@ -499,6 +499,69 @@ def index_lines(db: sqlite3.Connection, scope: str, path: str) -> list[str]:
     return str(row[0] or "").splitlines() if row else []
 
 
+def unkept_link(place: Place, q: Query) -> str | None:
+    """Why a search found nothing when an index's line holds its words: the line links to a
+    file that is no memory here — `auto/MEMORY.md links its line to purge-cost.md, no memory
+    here` (round 22: "no memory matches" of words the user reads in their MEMORY.md, on the
+    line of a topic file deleted or not synced yet, a dead end). Asked only of an empty answer;
+    bounded: the first 50 files the search finds. The index's words are a teammate's: the
+    name is shown safe for a terminal, cut."""
+    from gitmem.core.sanitize import bounded, terminal
+
+    if not q.search or q.any_word or q.deleted:
+        return None
+    db = connect(place.common_dir)
+    match = fts_query(q.search, False, _roots(db, q.search))
+    if match is None:
+        return None
+    scopes = list(q.scopes) or [s.name for s in place.scopes]
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines USING "
+        "fts5(line, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    rows = rows_where(
+        db,
+        "SELECT m.scope, m.path, m.links_to FROM text JOIN memory m ON m.id = text.rowid "
+        "WHERE text MATCH ? LIMIT 50",
+        [match],
+    )
+    for r in rows:
+        scope, path = str(r["scope"]), str(r["path"])
+        if not is_index(scope, path) or not any(scope.startswith(s) for s in scopes):
+            continue
+        lines = index_lines(db, scope, path)
+        db.execute("DELETE FROM temp.lines")
+        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(lines))
+        found = sorted(
+            int(f[0]) for f in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
+        )
+        db.execute("DELETE FROM temp.lines")
+        kept = set(json.loads(r["links_to"] or "[]"))
+        stems = {posixpath.splitext(posixpath.basename(t))[0].lower() for t in kept}
+        unkept: list[str] = []
+        for at in found:
+            for href, wiki in re.findall(_LINK, lines[at]):
+                if wiki:
+                    named, held = wiki.strip(), wiki.strip().lower() in stems
+                elif ":" in href or href.startswith("#"):
+                    continue  # a web address, an anchor: no memory file meant
+                else:
+                    named = _href_path(href)
+                    held = (
+                        posixpath.normpath(posixpath.join(posixpath.dirname(path), named)) in kept
+                    )
+                if not held and named not in unkept:
+                    unkept.append(named)
+        if unkept:  # the first three, as the index lists them
+            names = ", ".join(terminal(bounded(n)) for n in unkept[:3])
+            more = f" and {len(unkept) - 3} more" if len(unkept) > 3 else ""
+            return (
+                f"{shown_id(scope, path)} links the lines holding those words to {names}{more}, "
+                f"{'which is' if len(unkept) == 1 else 'which are'} no memory here"
+            )
+    return None
+
+
 def _noted_inline(lines: Sequence[str], found: set[int]) -> bool:
     """Whether a found line of an index is a note of its own: no link, not a heading (it
     titles; round 22: `# Project memory index` made `project` answer the index) and not

@@ -113,3 +113,31 @@ def test_recall_holds_geminis_section_alone(project: tuple[World, Path]) -> None
     assert ids(query(world, clone, "--search", "sonnets")) == []
     gemini.write_text(GEMINI_MINE)
     assert "user-gemini/GEMINI.md" not in ids(query(world, clone, "--recent", "10"))
+
+
+def test_words_only_an_index_line_holds_say_where_its_memory_is_missing(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: "no memory matches" of words the user reads in their MEMORY.md, on the line of a
+    topic file deleted or not synced here yet: a dead end. The empty answer names the index and
+    the file its line links to (the CLI on stderr, the MCP `search` tool's note); a web link
+    on a line is no memory file."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    index = INDEX + "- [Purge](purge-cost.md) — walrus costs\n- [Docs](https://x.example/a) — yak\n"
+    write_files(auto, {"MEMORY.md": index, **TOPICS})
+    told = world.gitmem("-C", str(clone), "query", "walrus")
+    assert told.out == "" and told.err == (
+        "no memory matches: auto/MEMORY.md links the lines holding those words to purge-cost.md,"
+        " which is no memory here (deleted: gitmem query --deleted with these words; not synced"
+        " here yet: gitmem sync)\n"
+    ), told.err
+    said = world.gitmem("-C", str(clone), "query", "yak").err
+    assert said == "no memory matches (gitmem query --recent lists the newest)\n", said
+
+    async def steps(client: Any) -> str:
+        found = json.loads(text_of(await client.call_tool("search", {"text": "walrus"})))
+        return str(found["note"])
+
+    note = _served(world, clone, monkeypatch, steps)
+    assert note.startswith("no memory matches: auto/MEMORY.md links the lines holding those"), note
