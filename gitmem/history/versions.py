@@ -268,6 +268,12 @@ def memory_log_pages(
                     row["files"] = "\0".join(
                         (path or f) if f == stored else f for f in row.get("files", "").split("\0")
                     )
+                    # its merges' decisions too (round 22: `resolved local/gemini/.root/GEMINI.md
+                    # lines 2-2` under `M user-gemini/GEMINI.md`)
+                    row["resolved"] = "\x1d".join(
+                        f"{path}{r[len(stored) :]}" if path and r.startswith(f"{stored} ") else r
+                        for r in row.get("resolved", "").split("\x1d")
+                    )
                 yield rows
         finally:
             user[0].repo.close()

@@ -58,6 +58,9 @@ def test_a_lost_edit_of_the_section_is_listed_shown_and_brought_back_into_it(
     shown = a.ok("lost", "--user", "1", cwd=tmp_path)
     lost_line = next(ln for ln in shown.splitlines() if ln.startswith("+- deploy"))[1:]
     assert "mine" not in shown and "b's own" not in shown, shown  # the section's lines only
+    # the log names the merge's decision as it names the file (was: local/gemini/.root/…)
+    logged = a.ok("log", "user-gemini/GEMINI.md", cwd=tmp_path)
+    assert "    resolved user-gemini/GEMINI.md lines 2-2: " in logged and ".root" not in logged
     a.make_remote()
     assert "no lost edits" in a.ok("lost", cwd=a.clone("shop"))  # the project's: none
     mine = "# mine, edited since\n\n"
