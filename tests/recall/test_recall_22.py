@@ -141,3 +141,37 @@ def test_words_only_an_index_line_holds_say_where_its_memory_is_missing(
 
     note = _served(world, clone, monkeypatch, steps)
     assert note.startswith("no memory matches: auto/MEMORY.md links the lines holding those"), note
+
+
+def test_the_prompt_hook_brings_no_memory_that_shares_a_word_or_two_with_the_prompt(
+    project: tuple[World, Path],
+) -> None:
+    """Was: every prompt filled the hook's five places, whatever scored a small share of the
+    answer's score (`seo` of a Redis question brought a memory about branches; 79 memories
+    came beside the 22 answers of benchmarks.recall_quality, 32 now)."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(
+        auto,
+        {
+            "redis.md": "---\nname: Redis timeouts are client side\ndescription: do not resize "
+            "Redis\n---\nThe seo Redis timing out is the 200ms client budget: keep the server, "
+            "never resize it.\n",
+            "branch.md": "---\nname: Verify the branch\ndescription: pin the tree\n---\nSEO-1 "
+            "was read on a stale checkout.\n",
+            "roadmap.md": "---\nname: Roadmap\ndescription: the plan\n---\nWe keep four "
+            "directions.\n",
+        },
+    )
+    from gitmem.recall.prompt import pick
+
+    searcher = Searcher(world, clone)
+    with searcher.env():
+        prompt = "why does redis keep timing out in seo, should we resize it?"
+        picked = [h.id for h in pick(searcher.place, prompt, searcher.opener)]
+        assert picked == ["auto/redis.md"], picked
+        # two memories that each answer: both
+        both = [
+            h.id for h in pick(searcher.place, "redis timeouts and the branch", searcher.opener)
+        ]
+        assert sorted(both) == ["auto/branch.md", "auto/redis.md"], both
