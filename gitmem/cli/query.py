@@ -192,6 +192,10 @@ def run(args: argparse.Namespace) -> int:
                     else f"no memory matches: {unkept} (deleted: gitmem query --deleted with "
                     "these words; not synced here yet: gitmem sync)"
                     if unkept
+                    else f"no memory links to or from {args.related} or shares one of its "
+                    "tags (an index listing it is no link): gitmem query WORDS finds memories "
+                    "by their words"
+                    if args.related and not (args.search or args.words)
                     else "no memory matches (gitmem query --recent lists the newest)"
                 )
                 + (f"; {unread}" if unread else "")

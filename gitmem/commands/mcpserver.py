@@ -45,6 +45,18 @@ INSTRUCTIONS = (
 # what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
 NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
 NO_MEMORY = "no memory in this project yet: record writes one, sync brings the team's"
+
+
+def no_related(memory_id: str) -> str:
+    """The empty answer of `related`: what it looked for (an index's pointers are no link)."""
+    from gitmem.core.sanitize import bounded
+
+    return (
+        f"no memory links to or from {bounded(memory_id)!r} or shares one of its tags "
+        "(an index listing it is no link): search finds memories by its words"
+    )
+
+
 NO_HISTORY = (
     "no memory history yet: nothing of this project's memory is committed on this machine; "
     "sync commits it and brings the team's (search and recent find memories not synced yet)"
@@ -541,7 +553,8 @@ def build(recall: Recall) -> MCPServer:
     def related(id: str, limit: int = 20) -> dict[str, Any]:
         if not id.strip():  # an empty id listed every memory as related
             raise UsageError("no memory id given", "search or recent list the ids")
-        return recall.nodes(recall.query(related=id, limit=listed(limit)))
+        # round 22: "search takes fewer words" was said of a memory nothing links to
+        return recall.nodes(recall.query(related=id, limit=listed(limit)), no_related(id))
 
     @server.tool(
         title="Recent memories",

@@ -35,8 +35,8 @@ TOPICS = {
 def test_a_listing_names_memories_never_an_index_of_pointers(
     project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Was: `--recent`, `--status`, the MCP `recent` tool listed `auto/MEMORY.md` (no words:
-    no line of it is "found"). An index holding notes of its own (a subagent's, written in the
+    """Was: `--recent`, `--status`, `--related`, the MCP `recent` tool listed `auto/MEMORY.md`
+    (no words: no line of it is "found"); an empty `related` said "search takes fewer words". An index holding notes of its own (a subagent's, written in the
     index itself) is still a memory; `--id` still finds an index."""
     world, clone = project
     auto = world.scope_path(clone, "auto")
@@ -50,12 +50,18 @@ def test_a_listing_names_memories_never_an_index_of_pointers(
     assert len(ids(query(world, clone, "--recent", "4"))) == 4
     assert ids(query(world, clone, "--id", "auto/MEMORY.md")) == ["auto/MEMORY.md"]
 
-    async def steps(client: Any) -> list[str]:
-        listed = json.loads(text_of(await client.call_tool("recent", {"n": 10})))
-        return [n["id"] for n in listed["memories"]]
+    # an index listing a memory is no link of it: `--related` named the index
+    told = world.gitmem("-C", str(clone), "query", "--related", "auto/deploys.md")
+    assert told.out == "" and "no memory links to or from auto/deploys.md" in told.err, told
 
-    recent = _served(world, clone, monkeypatch, steps)
+    async def steps(client: Any) -> tuple[list[str], str]:
+        listed = json.loads(text_of(await client.call_tool("recent", {"n": 10})))
+        related = json.loads(text_of(await client.call_tool("related", {"id": "deploys.md"})))
+        return [n["id"] for n in listed["memories"]], str(related["note"])
+
+    recent, note = _served(world, clone, monkeypatch, steps)
     assert "auto/MEMORY.md" not in recent and "auto/redis.md" in recent, recent
+    assert note.startswith("no memory links to or from 'deploys.md'"), note
 
 
 def test_the_words_of_the_lines_about_one_memory_find_it_together(
