@@ -682,12 +682,23 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
         if not rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [f'"{word}"']):
             unheld.append(word)
     changed = False
+    # round 22: the typed word as the index stems it (`notifcation` → `notifc`), beside the
+    # indexed stem (`notification` → `notif`): a typo of a word the stemmer cuts short found
+    # nothing (no indexed word within 4 letters of the word's length)
+    stem_of = dict(zip(unheld, stems_of(db, unheld), strict=True)) if unheld else {}
     for word in unheld:
+        stem = stem_of[word]
         rows = rows_where(
             db,
             "SELECT term, doc FROM temp.vocab WHERE length(term) BETWEEN ? AND ? "
             "AND (substr(term, 1, 1) = ? OR substr(term, 2, 1) = ?) ORDER BY doc DESC LIMIT ?",
-            [max(3, len(word) - 4), len(word) + 2, word[0], word[1], TYPO_BUDGET // len(unheld)],
+            [
+                max(3, min(len(word) - 4, len(stem) - 2)),
+                len(word) + 2,
+                word[0],
+                word[1],
+                TYPO_BUDGET // len(unheld),
+            ],
         )
         limit = 1 if len(word) <= 5 else 2
         stemmed = word[:-1] + "i" if word.endswith("y") else word  # the stemmer's `verifi`
@@ -697,13 +708,19 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
             if not term.isalpha():  # nor is a typo's answer an identifier (`topikk` ≠ `topic0`)
                 continue
             d = min(_distance(word, term), _distance(stemmed, term))
+            if len(stem) >= 4 and len(stem) < len(word):
+                d = min(d, _distance(stem, term))
             if len(term) >= 4 and len(word) > len(term):  # a stem: `deploy` of `deploymnet`
                 d = min(d, _distance(word[: len(term)], term) + 1)
             if d <= limit:  # the nearest; of those, the longest (`backward`, not `back`)
-                scored.append((d, -len(term), -int(r["doc"]), term))
+                # of equals: the nearest to the typed word's stem, then one it starts with
+                near_stem = _distance(stem, term)
+                scored.append(
+                    (d, near_stem, not word.startswith(term), -len(term), -int(r["doc"]), term)
+                )
         if not scored:
             return None
-        near[word] = min(scored)[3]
+        near[word] = min(scored)[-1]
         changed = True
     return near if changed else None
 

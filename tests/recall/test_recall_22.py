@@ -181,3 +181,23 @@ def test_the_prompt_hook_brings_no_memory_that_shares_a_word_or_two_with_the_pro
             h.id for h in pick(searcher.place, "redis timeouts and the branch", searcher.opener)
         ]
         assert sorted(both) == ["auto/branch.md", "auto/redis.md"], both
+
+
+def test_a_typo_of_a_word_the_stemmer_cuts_short_finds_it(project: tuple[World, Path]) -> None:
+    """Was: `notifcation` found nothing: the index holds `notification` as `notif`, more than
+    four letters shorter than the word typed, and no nearer word was compared. The typed
+    word's own stem (`notifc`) is compared too; of equals, the one nearest to it and that the
+    word starts with (`notif`, not `notify`'s `notifi`)."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(
+        auto,
+        {
+            "ux.md": "---\nname: Notification redesign\ndescription: mobile copy\n---\nTrim it.\n",
+            "ops.md": "---\nname: Ops\ndescription: on call\n---\nWe notify the on-call.\n",
+        },
+    )
+    told = world.gitmem("-C", str(clone), "query", "notifcation", "--json")
+    found = json.loads(told.out)
+    assert [n["id"] for n in found["nodes"]] == ["auto/ux.md"], found
+    assert found["near"] == {"notifcation": "notification"}, found
