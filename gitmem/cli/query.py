@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
                 f"--id {gone.id} --format full shows its last text, gitmem restore {gone.id} "
                 "brings it back\n"
             )
-        elif args.deleted or holds_memory(place):
+        elif args.deleted or holds_memory(place, args.scope or ()):
             from gitmem.recall.query import unheld_filter, unkept_link
 
             unheld = unheld_filter(place, q)
@@ -207,6 +207,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(
                 "no user-scope memory here yet: gitmem status --user says where it is kept "
                 "and how it syncs\n"
+            )
+        elif args.scope and holds_memory(place):  # the others hold some: not "this project"
+            sys.stderr.write(
+                f"no memory in scope {', '.join(args.scope)} yet (gitmem query --recent lists "
+                "the others' newest; gitmem status shows each scope's folder)\n"
             )
         else:  # --recent named itself as the way out, and answered the same
             sys.stderr.write(

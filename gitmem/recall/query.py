@@ -761,10 +761,20 @@ def _as_written(hits: Sequence[Hit], stem: str) -> str:
     return stem
 
 
-def holds_memory(place: Place) -> bool:
-    """Whether the index holds any memory of the project (as the last refresh left it): an
-    empty answer then means "nothing matched", else "nothing here yet"."""
-    return connect(place.common_dir).execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
+def holds_memory(place: Place, scopes: Sequence[str] = ()) -> bool:
+    """Whether the index holds any memory of the project (as the last refresh left it), of
+    `scopes` when given (`user`: every agent's): an empty answer then means "nothing
+    matched", else "nothing here yet" (round 22: `--scope user` with no user memory said "no
+    memory matches" because the project held some)."""
+    db = connect(place.common_dir)
+    if not scopes:
+        return db.execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
+    wanted = [
+        *scopes,
+        *(s.name for s in place.scopes if "user" in scopes and s.name.startswith("user-")),
+    ]
+    sql = f"SELECT 1 FROM memory WHERE scope IN ({','.join('?' * len(wanted))}) LIMIT 1"
+    return db.execute(sql, wanted).fetchone() is not None
 
 
 # what `--type` and `--tag` compare with, in the index: the values held, for a filter no memory

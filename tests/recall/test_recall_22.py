@@ -50,6 +50,11 @@ def test_a_listing_names_memories_never_an_index_of_pointers(
     assert len(ids(query(world, clone, "--recent", "4"))) == 4
     assert ids(query(world, clone, "--id", "auto/MEMORY.md")) == ["auto/MEMORY.md"]
 
+    # a scope that holds nothing is said to (was: "no memory matches", as the others held some)
+    said = world.gitmem("-C", str(clone), "query", "--scope", "user").err
+    assert said.startswith("no user-scope memory here yet"), said
+    said = world.gitmem("-C", str(clone), "query", "--scope", "team", "zebra").err
+    assert said.startswith("no memory in scope team yet"), said
     # an index listing a memory is no link of it: `--related` named the index
     told = world.gitmem("-C", str(clone), "query", "--related", "auto/deploys.md")
     assert told.out == "" and "no memory links to or from auto/deploys.md" in told.err, told
