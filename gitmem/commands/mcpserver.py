@@ -130,7 +130,9 @@ class Recall:
             else NO_MATCH
         )
 
-    def nodes(self, hits: list[Hit], empty: str = NO_MATCH) -> dict[str, Any]:
+    def nodes(
+        self, hits: list[Hit], empty: str = NO_MATCH, scope: str | None = None
+    ) -> dict[str, Any]:
         """The hits as the tools return them; an empty answer says what it means."""
         from gitmem.recall.query import node_of
 
@@ -155,7 +157,15 @@ class Recall:
         if not hits:
             from gitmem.recall.query import holds_memory
 
-            out["note"] = empty if holds_memory(self.place) else NO_MEMORY
+            # of the scope asked (round 22: a scope holding nothing was "no memory matches")
+            out["note"] = (
+                empty
+                if holds_memory(self.place, [scope] if scope else ())
+                else f"no memory in scope {scope} yet"
+                + (" (recent without a scope lists the others)" if holds_memory(self.place) else "")
+                if scope
+                else NO_MEMORY
+            )
             if sealed_here(self.project):  # an empty answer must not read as "you have none"
                 out["note"] += "; " + NO_KEY
         return out
@@ -500,7 +510,7 @@ def build(recall: Recall) -> MCPServer:
     def search(text: str, limit: int = 10, scope: str | None = None) -> dict[str, Any]:
         # a limit of 0 or less answered "no memory matches" (recent and history take 1)
         hits = recall.query(search=text, limit=listed(limit), scope=scope)
-        return recall.nodes(hits, NO_MATCH if hits else recall.unkept(text, scope))
+        return recall.nodes(hits, NO_MATCH if hits else recall.unkept(text, scope), scope)
 
     @server.tool(
         title="Query memory",
@@ -532,7 +542,8 @@ def build(recall: Recall) -> MCPServer:
                 deleted=deleted,
                 scope=scope,
                 limit=listed(limit),
-            )
+            ),
+            scope=scope,
         )
 
     @server.tool(
@@ -563,7 +574,7 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def recent(n: int = 5, scope: str | None = None) -> dict[str, Any]:
-        return recall.nodes(recall.query(recent=listed(n), scope=scope), NO_MEMORY)
+        return recall.nodes(recall.query(recent=listed(n), scope=scope), NO_MEMORY, scope)
 
     @server.tool(
         title="Record a memory",

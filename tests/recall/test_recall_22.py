@@ -62,11 +62,15 @@ def test_a_listing_names_memories_never_an_index_of_pointers(
     async def steps(client: Any) -> tuple[list[str], str]:
         listed = json.loads(text_of(await client.call_tool("recent", {"n": 10})))
         related = json.loads(text_of(await client.call_tool("related", {"id": "deploys.md"})))
-        return [n["id"] for n in listed["memories"]], str(related["note"])
+        team = {"text": "zebra", "scope": "team"}
+        empty = json.loads(text_of(await client.call_tool("search", team)))
+        notes = (str(related["note"]), str(empty["note"]))
+        return [n["id"] for n in listed["memories"]], notes
 
-    recent, note = _served(world, clone, monkeypatch, steps)
+    recent, (note, team_note) = _served(world, clone, monkeypatch, steps)
     assert "auto/MEMORY.md" not in recent and "auto/redis.md" in recent, recent
     assert note.startswith("no memory links to or from 'deploys.md'"), note
+    assert team_note.startswith("no memory in scope team yet"), team_note
 
 
 def test_the_words_of_the_lines_about_one_memory_find_it_together(
