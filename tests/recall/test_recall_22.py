@@ -59,7 +59,7 @@ def test_a_listing_names_memories_never_an_index_of_pointers(
     told = world.gitmem("-C", str(clone), "query", "--related", "auto/deploys.md")
     assert told.out == "" and "no memory links to or from auto/deploys.md" in told.err, told
 
-    async def steps(client: Any) -> tuple[list[str], str]:
+    async def steps(client: Any) -> tuple[list[str], tuple[str, str]]:
         listed = json.loads(text_of(await client.call_tool("recent", {"n": 10})))
         related = json.loads(text_of(await client.call_tool("related", {"id": "deploys.md"})))
         team = {"text": "zebra", "scope": "team"}
