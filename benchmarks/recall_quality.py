@@ -158,6 +158,9 @@ def corpus_place(tmp: Path) -> tuple[Place, Callable[[], Project]]:
     return locate(str(clone), None, project), project
 
 
+BESIDE: dict[str, int] = {}  # prompt -> memories picked that do not answer it (round 22)
+
+
 def measure(
     place: Place, project: Callable[[], Project]
 ) -> tuple[list[tuple[str, int | None]], list[tuple[str, list[str]]]]:
@@ -170,6 +173,8 @@ def measure(
         got = [h.id for h in pick(place, prompt, project)]
         at = next((i + 1 for i, g in enumerate(got) if g.removeprefix("auto/") in wanted), None)
         found.append((prompt, at))
+        # round 22: what came beside the answer (the hook's budget spent on other memories)
+        BESIDE[prompt] = sum(1 for g in got if g.removeprefix("auto/") not in wanted)
     idle = [(p, [h.id for h in pick(place, p, project)]) for p in NOTHING]
     return found, idle
 
@@ -191,7 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{top}/{len(found)} prompts found their memory in the first three "
         f"({first} first); "
-        f"{quiet}/{len(idle)} prompts with nothing to recall brought nothing"
+        f"{quiet}/{len(idle)} prompts with nothing to recall brought nothing; "
+        f"{sum(BESIDE.values())} memories came beside the answers"
     )
     return 0
 

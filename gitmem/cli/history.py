@@ -93,6 +93,11 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         help="bring back lost edit N alone (see gitmem lost), onto the file as it is now",
     )
     p.add_argument("--force", action="store_true", help="overwrite unsynced edits of the file")
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="with --lost: lost edit N of your user-scope memory (see gitmem lost --user)",
+    )
     add_json(p)
     add_remote(p)
     p.set_defaults(handler=restore)
@@ -106,6 +111,12 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "diff; gitmem restore --lost N brings it back alone, without touching later edits.",
     )
     p.add_argument("number", nargs="?", type=count, metavar="N", help="show this lost edit")
+    p.add_argument(
+        "--user",
+        action="store_true",
+        help="the lost edits of your user-scope memory (~/.claude/CLAUDE.md, other agents'), "
+        "from any folder",
+    )
     add_json(p)
     add_remote(p)
     p.set_defaults(handler=lost)
@@ -293,6 +304,8 @@ def lost(args: argparse.Namespace) -> int:
 
     from gitmem.history.lost import find, lost_edits, show_lost
 
+    if args.user:
+        return _user_lost(args)
     project = open_project_from(args)
     if args.number is not None:
         edit = find(project, args.number)
@@ -322,6 +335,40 @@ def lost(args: argparse.Namespace) -> int:
     for edit in reversed(edits):
         echo(printable(_lost_line(edit)))
     echo(f"(gitmem lost N shows one; gitmem restore --lost N brings it back alone; {deleted})")
+    return 0
+
+
+def _user_lost(args: argparse.Namespace) -> int:
+    """`gitmem lost --user [N]`: the lost edits of each enabled agent's user-scope store, one
+    numbering across them, each file named as the user knows it (~/.gemini/GEMINI.md)."""
+    import os
+
+    from gitmem.history.lost import find_user, show_lost, user_lost_edits
+    from gitmem.project.userscope import shown_user
+
+    if args.number is not None:
+        agent, store, edit = find_user(os.environ, args.number)
+        patch = shown_user(agent, show_lost(store, edit), os.environ)
+        if args.as_json:
+            from gitmem.cli.jsonout import emit
+
+            emit({**edit.as_json(), "diff": patch})
+            return 0
+        echo(printable(shown_user(agent, _lost_line(edit), os.environ)))
+        sys.stdout.write(printable_block(patch))
+        return 0
+    edits = user_lost_edits(os.environ)
+    if args.as_json:
+        from gitmem.cli.jsonout import emit
+
+        emit([e.as_json() for _, _, e in edits])
+        return 0
+    if not edits:
+        echo("no lost edits of your user-scope memory: no merge resolved against an edit")
+        return 0
+    for agent, _, edit in reversed(edits):
+        echo(printable(shown_user(agent, _lost_line(edit), os.environ)))
+    echo("(gitmem lost --user N shows one; gitmem restore --user --lost N brings it back alone)")
     return 0
 
 
@@ -360,6 +407,12 @@ def restore(args: argparse.Namespace) -> int:
     from gitmem.errors import UsageError
     from gitmem.history.versions import restore as do_restore
 
+    if args.user and args.lost is None:
+        raise UsageError(
+            "restore --user goes with --lost N (a user-scope memory is restored by its id)",
+            "gitmem restore --user --lost N (see gitmem lost --user), or gitmem restore "
+            "user/CLAUDE.md",
+        )
     if args.lost is not None:
         if args.path or args.at:
             raise UsageError(
@@ -369,8 +422,22 @@ def restore(args: argparse.Namespace) -> int:
         from gitmem.core.userdirs import tilde
         from gitmem.history.lost import restore_lost
 
-        lost_in = open_project_from(args)
-        brought = restore_lost(lost_in, args.lost)
+        if args.user:
+            import os
+
+            from gitmem.history.lost import find_user
+
+            agent, lost_in, edit = find_user(os.environ, args.lost)
+            brought = restore_lost(lost_in, args.lost, edit)
+            from gitmem.project.userscope import shown_user
+
+            named = shown_user(agent, brought.edit.path, os.environ)
+        else:
+            from gitmem.project.scopes import shown
+
+            lost_in = open_project_from(args)
+            brought = restore_lost(lost_in, args.lost)
+            named = shown(brought.edit.path)
         where = tilde(brought.path, lost_in.tree)  # as every command names a file
         if args.as_json:
             from gitmem.cli.jsonout import emit
@@ -381,7 +448,7 @@ def restore(args: argparse.Namespace) -> int:
             echo(f"{where} already holds lost edit {args.lost}; nothing written")
             return 0
         echo(
-            f"brought back lost edit {args.lost} ({brought.edit.path} {brought.edit.subject}) "
+            f"brought back lost edit {args.lost} ({named} {brought.edit.subject}) "
             f"into {where}; run gitmem sync to share it"
         )
         return 0

@@ -180,14 +180,22 @@ def run(args: argparse.Namespace) -> int:
                 f"--id {gone.id} --format full shows its last text, gitmem restore {gone.id} "
                 "brings it back\n"
             )
-        elif args.deleted or holds_memory(place):
-            from gitmem.recall.query import unheld_filter
+        elif args.deleted or holds_memory(place, args.scope or ()):
+            from gitmem.recall.query import unheld_filter, unkept_link
 
             unheld = unheld_filter(place, q)
+            unkept = None if unheld else unkept_link(place, q)
             sys.stderr.write(
                 (
                     f"no memory matches: {unheld}; gitmem query --recent lists the newest"
                     if unheld
+                    else f"no memory matches: {unkept} (deleted: gitmem query --deleted with "
+                    "these words; not synced here yet: gitmem sync)"
+                    if unkept
+                    else f"no memory links to or from {args.related} or shares one of its "
+                    "tags (an index listing it is no link): gitmem query WORDS finds memories "
+                    "by their words"
+                    if args.related and not (args.search or args.words)
                     else "no memory matches (gitmem query --recent lists the newest)"
                 )
                 + (f"; {unread}" if unread else "")
@@ -199,6 +207,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(
                 "no user-scope memory here yet: gitmem status --user says where it is kept "
                 "and how it syncs\n"
+            )
+        elif args.scope and holds_memory(place):  # the others hold some: not "this project"
+            sys.stderr.write(
+                f"no memory in scope {', '.join(args.scope)} yet (gitmem query --recent lists "
+                "the others' newest; gitmem status shows each scope's folder)\n"
             )
         else:  # --recent named itself as the way out, and answered the same
             sys.stderr.write(

@@ -45,6 +45,18 @@ INSTRUCTIONS = (
 # what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
 NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
 NO_MEMORY = "no memory in this project yet: record writes one, sync brings the team's"
+
+
+def no_related(memory_id: str) -> str:
+    """The empty answer of `related`: what it looked for (an index's pointers are no link)."""
+    from gitmem.core.sanitize import bounded
+
+    return (
+        f"no memory links to or from {bounded(memory_id)!r} or shares one of its tags "
+        "(an index listing it is no link): search finds memories by its words"
+    )
+
+
 NO_HISTORY = (
     "no memory history yet: nothing of this project's memory is committed on this machine; "
     "sync commits it and brings the team's (search and recent find memories not synced yet)"
@@ -105,7 +117,22 @@ class Recall:
         )
         return run_query(self.place, q, self.project)
 
-    def nodes(self, hits: list[Hit], empty: str = NO_MATCH) -> dict[str, Any]:
+    def unkept(self, text: str, scope: str | None) -> str:
+        """The empty answer to a search whose words an index's line holds, linking to a file
+        that is no memory here (gitmem.recall.query.unkept_link): said, not "no match"."""
+        from gitmem.recall.query import Query, unkept_link
+
+        said = unkept_link(self.place, Query(search=text, scopes=[scope] if scope else []))
+        return (
+            f"no memory matches: {said} (deleted: query with deleted true and these "
+            "words; not synced here yet: sync)"
+            if said
+            else NO_MATCH
+        )
+
+    def nodes(
+        self, hits: list[Hit], empty: str = NO_MATCH, scope: str | None = None
+    ) -> dict[str, Any]:
         """The hits as the tools return them; an empty answer says what it means."""
         from gitmem.recall.query import node_of
 
@@ -130,7 +157,15 @@ class Recall:
         if not hits:
             from gitmem.recall.query import holds_memory
 
-            out["note"] = empty if holds_memory(self.place) else NO_MEMORY
+            # of the scope asked (round 22: a scope holding nothing was "no memory matches")
+            out["note"] = (
+                empty
+                if holds_memory(self.place, [scope] if scope else ())
+                else f"no memory in scope {scope} yet"
+                + (" (recent without a scope lists the others)" if holds_memory(self.place) else "")
+                if scope
+                else NO_MEMORY
+            )
             if sealed_here(self.project):  # an empty answer must not read as "you have none"
                 out["note"] += "; " + NO_KEY
         return out
@@ -474,7 +509,8 @@ def build(recall: Recall) -> MCPServer:
     @failing
     def search(text: str, limit: int = 10, scope: str | None = None) -> dict[str, Any]:
         # a limit of 0 or less answered "no memory matches" (recent and history take 1)
-        return recall.nodes(recall.query(search=text, limit=listed(limit), scope=scope))
+        hits = recall.query(search=text, limit=listed(limit), scope=scope)
+        return recall.nodes(hits, NO_MATCH if hits else recall.unkept(text, scope), scope)
 
     @server.tool(
         title="Query memory",
@@ -506,7 +542,8 @@ def build(recall: Recall) -> MCPServer:
                 deleted=deleted,
                 scope=scope,
                 limit=listed(limit),
-            )
+            ),
+            scope=scope,
         )
 
     @server.tool(
@@ -527,7 +564,8 @@ def build(recall: Recall) -> MCPServer:
     def related(id: str, limit: int = 20) -> dict[str, Any]:
         if not id.strip():  # an empty id listed every memory as related
             raise UsageError("no memory id given", "search or recent list the ids")
-        return recall.nodes(recall.query(related=id, limit=listed(limit)))
+        # round 22: "search takes fewer words" was said of a memory nothing links to
+        return recall.nodes(recall.query(related=id, limit=listed(limit)), no_related(id))
 
     @server.tool(
         title="Recent memories",
@@ -536,7 +574,7 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def recent(n: int = 5, scope: str | None = None) -> dict[str, Any]:
-        return recall.nodes(recall.query(recent=listed(n), scope=scope), NO_MEMORY)
+        return recall.nodes(recall.query(recent=listed(n), scope=scope), NO_MEMORY, scope)
 
     @server.tool(
         title="Record a memory",

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.core import jsondata
 from gitmem.errors import UsageError
+from gitmem.project.adapters import GEMINI_FILE, gemini_section, with_gemini_section
 from merge_drivers.diff import BoundedMatcher, unified_diff
 from merge_drivers.model import LOSING_REASONS
 
@@ -128,6 +129,48 @@ def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str
     return found
 
 
+def is_user_store(project: Project) -> bool:
+    """Whether `project` is an agent's user-scope store (gitmem.project.userscope.user_project:
+    one scope named `user`), whose lost edits `gitmem lost --user` lists."""
+    from gitmem.project.userscope import USER_SCOPE
+
+    return len(project.scopes) == 1 and project.scopes[0].name == USER_SCOPE
+
+
+def user_lost_edits(env: Mapping[str, str]) -> list[tuple[str, Project, LostEdit]]:
+    """(agent, its store, lost edit) of the user scope of every enabled agent, oldest first,
+    numbered from 1 across them (round 22: the sync told `gitmem lost 1` of an edit of
+    ~/.gemini/GEMINI.md that `gitmem lost` never listed: it read the project's refs only)."""
+    from gitmem.project.userscope import user_projects
+
+    found = []
+    for agent, store in user_projects(None, env):
+        edits = lost_edits(store)
+        found += [(agent, store, e) for e in edits]
+        if not edits:
+            store.repo.close()
+    found.sort(key=lambda f: (f[2].time, f[2].merge, f[2].path, f[2].subject))
+    return [(a, s, replace(e, number=n)) for n, (a, s, e) in enumerate(found, 1)]
+
+
+def find_user(env: Mapping[str, str], number: int) -> tuple[str, Project, LostEdit]:
+    """User-scope lost edit `number` (`user_lost_edits`), or the one line saying there is none."""
+    edits = user_lost_edits(env)
+    if 1 <= number <= len(edits):
+        return edits[number - 1]
+    raise UsageError(
+        f"no lost edit {number} of your user-scope memory"
+        + (
+            f" (there are {len(edits)})"
+            if len(edits) > 1
+            else " (there is only 1)"
+            if edits
+            else " (there are none)"
+        ),
+        "gitmem lost --user lists them with their numbers",
+    )
+
+
 def find(project: Project, number: int) -> LostEdit:
     edits = lost_edits(project)
     for edit in edits:
@@ -149,8 +192,14 @@ def find(project: Project, number: int) -> LostEdit:
 def _text(project: Project, path: str, commit: str) -> str:
     from gitmem.history.versions import _plain_file, locate
 
-    oid = _plain_file(project, locate(project, path), commit)
-    return project.repo.read_blob(oid).decode("utf-8", "replace") if oid else ""
+    where = locate(project, path)
+    oid = _plain_file(project, where, commit)
+    data = project.repo.read_blob(oid) if oid else b""
+    # Gemini's GEMINI.md: only its section is memory, even of a whole file an older gitmem
+    # stored; its lost edits are of the section's lines (round 22)
+    if where.rel == GEMINI_FILE:  # its section alone, even of a whole file an older gitmem stored
+        data = gemini_section(data)
+    return data.decode("utf-8", "replace")
 
 
 def _selected(subject: str, merged: list[str], lost: list[str]) -> list[tuple[int, int, int, int]]:
@@ -262,13 +311,15 @@ class Brought:
     changed: bool
 
 
-def restore_lost(project: Project, number: int) -> Brought:
-    """Apply lost edit `number` onto the memory file as it is now (3-way); nothing else."""
+def restore_lost(project: Project, number: int, edit: LostEdit | None = None) -> Brought:
+    """Apply lost edit `number` (`edit`: the one already found) onto the memory file as it is
+    now (3-way); nothing else. Onto GEMINI.md's section alone: the rest is the user's."""
     from gitmem.history.versions import locate
     from gitmem.project.state import current_mode
 
-    edit = find(project, number)
+    edit = edit or find(project, number)
     where = locate(project, edit.path)
+    section = where.rel == GEMINI_FILE
     target = where.scope.path / where.rel
     for name, file in where.scope.outside:  # CLAUDE.local.md lives outside its folder
         if name == where.rel:
@@ -279,7 +330,7 @@ def restore_lost(project: Project, number: int) -> Brought:
     read: bytes | None = None  # the bytes the edit applies onto: only those are replaced
     try:  # checked on the file opened: a link or FIFO swapped in after a check is no file
         read = read_regular(target)
-        now = read.decode("utf-8")
+        now = (gemini_section(read) if section else read).decode("utf-8")
     except NotAFile as exc:
         raise UsageError(
             f"{target} is {exc.what}, not a memory file", "replace it with the file"
@@ -304,10 +355,13 @@ def restore_lost(project: Project, number: int) -> Brought:
     from gitmem.history.versions import refuse_unsafe
     from gitmem.project.filecas import replace_or_refuse
 
-    refuse_unsafe(where, data.encode("utf-8"), f"lost edit {number}")
+    out = data.encode("utf-8")
+    if section:  # the section put back in its place, every other byte of the file as it is
+        out = with_gemini_section(read or b"", out)
+    refuse_unsafe(where, out, f"lost edit {number}")
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = current_mode(target)
-    replace_or_refuse(target, read, data.encode("utf-8"), mode, f"bringing back lost edit {number}")
+    replace_or_refuse(target, read, out, mode, f"bringing back lost edit {number}")
     return Brought(edit, target, True)
 
 
@@ -423,6 +477,13 @@ class Loss:
     writer: Writer  # who wrote the edit (or the deletion) that lost
     winner: Writer  # who wrote the version kept
     number: int | None = None
+    user: bool = False  # of the user scope: `gitmem lost --user` lists it
+
+    @property
+    def commands(self) -> tuple[str, str]:
+        """The commands that show it and bring it back."""
+        user = " --user" if self.user else ""
+        return f"gitmem lost{user} {self.number}", f"gitmem restore{user} --lost {self.number}"
 
     def text(self) -> str:
         """The line a sync prints after `lost: ` or `kept: `."""
@@ -438,8 +499,7 @@ class Loss:
             )
         why = SAID.get(self.why, self.why)
         how = (
-            f"gitmem lost {self.number} shows it, gitmem restore --lost {self.number} brings "
-            "it back"
+            f"{self.commands[0]} shows it, {self.commands[1]} brings it back"
             if self.number is not None
             else f"gitmem log {path} shows it"
         )
@@ -462,8 +522,8 @@ class Loss:
             "writer": self.writer.as_json(),
             "kept": self.winner.as_json(),
             "number": self.number,
-            "show": f"gitmem lost {self.number}" if self.number else f"gitmem log {path}",
-            "restore": f"gitmem restore --lost {self.number}" if self.number else None,
+            "show": self.commands[0] if self.number else f"gitmem log {path}",
+            "restore": self.commands[1] if self.number else None,
         }
 
 
@@ -527,6 +587,14 @@ def losses_to_tell(
             )
     if any(f.kind == "lost" for f in found):
         numbers = {(d[1], d[3], d[4]): n for n, d in enumerate(_decisions(project), 1)}
+        if is_user_store(project):  # numbered as `gitmem lost --user` numbers them
+            import os
+
+            numbered = user_lost_edits(os.environ)
+            numbers = {(e.merge, e.path, e.subject): e.number for _, _, e in numbered}
+            for _, store, _ in numbered:
+                store.repo.close()
+            found = [replace(f, user=True) for f in found]
         found = [
             replace(f, number=numbers.get((f.merge, f.path, f.subject))) if f.kind == "lost" else f
             for f in found

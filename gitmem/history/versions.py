@@ -55,9 +55,11 @@ def _locate(project: Project, path: str) -> RefPath:
             "name the memory as gitmem log shows it, e.g. auto/NAME.md",
             tool_hint="name the memory by its id, as search returns it (e.g. auto/NAME.md)",
         )
-    head, _, rest = path.partition("/")
-    for scope in project.scopes:
-        if head == scope.prefix:
+    # a prefix of several folders too: a user-scope store's (`local/gemini`), as its merges and
+    # lost edits name its files (round 22: `gitmem lost --user 1` found no such memory)
+    for scope in sorted(project.scopes, key=lambda s: -len(s.prefix)):
+        if scope.prefix and (path == scope.prefix or path.startswith(scope.prefix + "/")):
+            rest = path[len(scope.prefix) + 1 :]
             inside = _checked_rel(rest.strip("/"), path)
             if inside.partition("/")[0] in scope.exclude:  # auto/team/x.md: not auto's
                 raise _elsewhere(project, scope, inside, path)
@@ -265,6 +267,12 @@ def memory_log_pages(
                 for row in rows:  # its one file, named as the user named it (`user/…`)
                     row["files"] = "\0".join(
                         (path or f) if f == stored else f for f in row.get("files", "").split("\0")
+                    )
+                    # its merges' decisions too (round 22: `resolved local/gemini/.root/GEMINI.md
+                    # lines 2-2` under `M user-gemini/GEMINI.md`)
+                    row["resolved"] = "\x1d".join(
+                        f"{path}{r[len(stored) :]}" if path and r.startswith(f"{stored} ") else r
+                        for r in row.get("resolved", "").split("\x1d")
                     )
                 yield rows
         finally:

@@ -24,6 +24,7 @@ from gitmem.project.adapters import (
     Folder,
     has_user_scope,
     user_locations,
+    with_gemini_section,
 )
 from gitmem.project.confinement import refusal
 
@@ -255,7 +256,35 @@ def shown_user(agent: str, text: str, env: Mapping[str, str]) -> str:
         text = text.replace(f"{top}/{rel}", tilde(path))
     if str(folder) and str(folder) != ".":
         text = text.replace(f"{top}/", f"{tilde(folder)}/")
+    if agent == "gemini" and files:
+        text = _section_told(text, tilde(files[0][1]), files[0][1])
     return text
+
+
+def _section_told(line: str, name: str, path: Path) -> str:
+    """A sync's `A`/`D` line of Gemini's GEMINI.md said as what happened when the file holds
+    more than the section: the section was added or removed, the file itself stays (round 22:
+    `D ~/.gemini/GEMINI.md` of a file still there, the user's own instructions in it)."""
+    for head in ("  A ", "  D ", "  < A ", "  < D "):
+        if not line.startswith(head + name):
+            continue
+        tail = line[len(head + name) :]
+        if tail and not (tail.startswith(" (") and tail.endswith(")")):
+            return line
+        from gitmem.core.fileread import NotAFile, read_regular
+
+        try:
+            rest = with_gemini_section(read_regular(path), b"")
+        except (OSError, NotAFile):
+            return line  # no file (any more): the letter says it
+        if not rest.strip():
+            return line
+        what = "its Gemini Added Memories section " + (
+            "added; the rest of the file not synced" if "A" in head else "removed; the rest kept"
+        )
+        said = f"{what}; {tail[2:-1]}" if tail else what
+        return f"{head}{name} ({said})"
+    return line
 
 
 def agent_of(scope: str) -> str:

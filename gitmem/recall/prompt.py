@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 BUDGET = 4_000  # UTF-16 units: about 1,000 tokens
 MAX_MEMORIES = 5
+SHARE = 0.3  # of the best memory's score, at least, for another to come beside it (round 22)
 EXCERPT = 600  # units of one memory's text at most
 MAX_WORDS = 24
 WEIGHED = 10  # memories at least, for a word held by half of them to be a stop word
@@ -176,7 +177,11 @@ def pick(place: Place, prompt: str, project: Callable[[], Project]) -> list[Hit]
     hits = [h for h in hits if h.id not in LOADED_IDS]
     # bm25 is negative, better when lower; PageRank lifts what other memories lean on
     hits.sort(key=lambda h: (h.score * (1.0 + RANK_LIFT * h.rank), h.id))
-    return hits[:MAX_MEMORIES]
+    # round 22: a memory scoring a small share of the best one shares a word or two with the
+    # prompt, no more (`seo` of a Redis question brought a memory about branches): the budget
+    # is the agent's context, spent on what answers
+    best = hits[0].score * (1.0 + RANK_LIFT * hits[0].rank) if hits else 0.0
+    return [h for h in hits if h.score * (1.0 + RANK_LIFT * h.rank) <= best * SHARE][:MAX_MEMORIES]
 
 
 def weighed(place: Place, words: list[str], hits: list[Hit]) -> list[Hit]:

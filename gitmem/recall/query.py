@@ -301,6 +301,11 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if q.id:
         where.append("(" + _id_clause("m") + ")")
         params += _id_params(q.id)
+    if not q.search and not q.id:  # a listing: an index of pointers is none of its memories
+        listed = _pointer_lists(db)
+        if listed:
+            where.append(f"m.id NOT IN ({','.join('?' * len(listed))})")
+            params += listed
     if q.author:
         where.append("(instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))")
         params += [q.author, q.author]
@@ -415,12 +420,41 @@ def _href_path(href: str) -> str:
 _LINK = r"\]\(<?([^)>\s]+)|\[\[([^\]|#]+)"
 
 
+def about(path: str, lines: Sequence[str], targets: Sequence[str]) -> dict[str, list[int]]:
+    """Each memory an index's lines link to -> the lines about it, in the order of its first
+    link: each line linking to it and the lines continuing one (indented under it, linking
+    nowhere). Round 22: `redis` on one line and `deploy` on the next, both about redis.md,
+    found nothing (each line was searched alone)."""
+    out: dict[str, list[int]] = {}
+    for at, target in pointers(path, lines, targets):
+        told = out.setdefault(target, [])
+        told += [n for n in (at, *_continuing(lines, at)) if n not in told]
+    return out
+
+
+def _continuing(lines: Sequence[str], at: int) -> list[int]:
+    """The lines after line `at` that continue it: indented deeper, no link of their own."""
+    depth = len(lines[at]) - len(lines[at].lstrip())
+    out = []
+    for n in range(at + 1, min(len(lines), at + 64)):  # bounded: an entry's own lines
+        line = lines[n]
+        if not line.strip() or len(line) - len(line.lstrip()) <= depth or _links(line):
+            break
+        out.append(n)
+    return out
+
+
+def _links(line: str) -> bool:
+    return "](" in line or "[[" in line
+
+
 def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str) -> list[Hit]:
     """`hits` with each index file found replaced, where it stood, by the memories its found
-    lines point to, each once (round 21: `gitmem query` answered MEMORY.md itself). A line is
-    found by the search's own MATCH, over the index's lines alone; a line linking to no
-    memory of the scope answers nothing, a line with no link at all (a note written in the
-    index itself, as a subagent's MEMORY.md often holds them) answers with the index."""
+    lines point to, each once (round 21: `gitmem query` answered MEMORY.md itself). The lines
+    about one memory (`about`) are searched together by the search's own MATCH, over the
+    index's lines alone; a line linking to no memory of the scope answers nothing, a line
+    with no link at all (a note written in the index itself, as a subagent's MEMORY.md often
+    holds them) answers with the index."""
     if not any(is_index(h.scope, h.path) for h in hits):
         return hits
     db.execute(
@@ -433,22 +467,21 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
         if not is_index(h.scope, h.path):
             out.append(h)
             continue
-        row = db.execute(
-            "SELECT body FROM text WHERE rowid = (SELECT id FROM memory WHERE scope = ? AND "
-            "path = ?)",
-            (h.scope, h.path),
-        ).fetchone()
-        lines = str(row[0] or "").splitlines() if row else []
+        lines = index_lines(db, h.scope, h.path)
+        told = about(h.path, lines, h.links_to)
+        # one search: each line alone (rowid: its number), then each memory's lines together
+        texts = [*lines, *("\n".join(lines[n] for n in ns) for ns in told.values())]
         db.execute("DELETE FROM temp.lines")
-        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(lines))
+        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(texts))
         found = {
             int(r[0]) for r in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
         }
         db.execute("DELETE FROM temp.lines")
-        if _noted_inline(lines, found):
+        aside = {n for ns in told.values() for n in ns}
+        if _noted_inline(lines, found - aside):
             out.append(h)  # a found line that links nowhere: what it says lives in the index
-        for at, target in pointers(h.path, lines, h.links_to):
-            if at not in found or (h.scope, target) in taken:
+        for k, target in enumerate(told, start=len(lines)):
+            if k not in found or (h.scope, target) in taken:
                 continue
             rows = rows_where(db, f"{select} WHERE m.scope = ? AND m.path = ?", [h.scope, target])
             if rows:
@@ -457,16 +490,111 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
     return out
 
 
+def index_lines(db: sqlite3.Connection, scope: str, path: str) -> list[str]:
+    """The lines of an index's text as the index holds them."""
+    row = db.execute(
+        "SELECT body FROM text WHERE rowid = (SELECT id FROM memory WHERE scope = ? AND path = ?)",
+        (scope, path),
+    ).fetchone()
+    return str(row[0] or "").splitlines() if row else []
+
+
+def unkept_link(place: Place, q: Query) -> str | None:
+    """Why a search found nothing when an index's line holds its words: the line links to a
+    file that is no memory here — `auto/MEMORY.md links its line to purge-cost.md, no memory
+    here` (round 22: "no memory matches" of words the user reads in their MEMORY.md, on the
+    line of a topic file deleted or not synced yet, a dead end). Asked only of an empty answer;
+    bounded: the first 50 files the search finds. The index's words are a teammate's: the
+    name is shown safe for a terminal, cut."""
+    from gitmem.core.sanitize import bounded, terminal
+
+    if not q.search or q.any_word or q.deleted:
+        return None
+    db = connect(place.common_dir)
+    match = fts_query(q.search, False, _roots(db, q.search))
+    if match is None:
+        return None
+    scopes = list(q.scopes) or [s.name for s in place.scopes]
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines USING "
+        "fts5(line, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    rows = rows_where(
+        db,
+        "SELECT m.scope, m.path, m.links_to FROM text JOIN memory m ON m.id = text.rowid "
+        "WHERE text MATCH ? LIMIT 50",
+        [match],
+    )
+    for r in rows:
+        scope, path = str(r["scope"]), str(r["path"])
+        if not is_index(scope, path) or not any(scope.startswith(s) for s in scopes):
+            continue
+        lines = index_lines(db, scope, path)
+        db.execute("DELETE FROM temp.lines")
+        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(lines))
+        found = sorted(
+            int(f[0]) for f in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
+        )
+        db.execute("DELETE FROM temp.lines")
+        kept = set(json.loads(r["links_to"] or "[]"))
+        stems = {posixpath.splitext(posixpath.basename(t))[0].lower() for t in kept}
+        unkept: list[str] = []
+        for at in found:
+            for href, wiki in re.findall(_LINK, lines[at]):
+                if wiki:
+                    named, held = wiki.strip(), wiki.strip().lower() in stems
+                elif ":" in href or href.startswith("#"):
+                    continue  # a web address, an anchor: no memory file meant
+                else:
+                    named = _href_path(href)
+                    held = (
+                        posixpath.normpath(posixpath.join(posixpath.dirname(path), named)) in kept
+                    )
+                if not held and named not in unkept:
+                    unkept.append(named)
+        if unkept:  # the first three, as the index lists them
+            names = ", ".join(terminal(bounded(n)) for n in unkept[:3])
+            more = f" and {len(unkept) - 3} more" if len(unkept) > 3 else ""
+            return (
+                f"{shown_id(scope, path)} links the lines holding those words to {names}{more}, "
+                f"{'which is' if len(unkept) == 1 else 'which are'} no memory here"
+            )
+    return None
+
+
 def _noted_inline(lines: Sequence[str], found: set[int]) -> bool:
-    """Whether a found line of an index is a note of its own: no link, and not inside an HTML
-    comment (an index's header comment explains the format; it remembers nothing)."""
+    """Whether a found line of an index is a note of its own: no link, not a heading (it
+    titles; round 22: `# Project memory index` made `project` answer the index) and not
+    inside an HTML comment (an index's header comment explains the format; it remembers
+    nothing)."""
     hidden = False
     for at, line in enumerate(lines):
         opened = hidden or "<!--" in line
         hidden = opened and "-->" not in line.split("<!--")[-1]
-        if at in found and not opened and "](" not in line and "[[" not in line:
+        said = line.strip()
+        if at in found and said and not opened and not _links(line) and not said.startswith("#"):
             return True
     return False
+
+
+def _pointer_lists(db: sqlite3.Connection) -> list[int]:
+    """The index files that are only a list of pointers (no note of their own): no memory, so
+    never listed (round 22: `--recent`, `--type`, the MCP `recent` tool listed MEMORY.md)."""
+    out = []
+    # the rows whose path holds the word `memory`, by the text's own index (a scan of every
+    # row's path took 9 ms at 10,000 memories); of them, the index files
+    sql = (
+        "SELECT m.id, m.scope, m.path, m.links_to FROM text JOIN memory m ON m.id = text.rowid "
+        "WHERE text MATCH 'path : memory'"
+    )
+    for r in rows_where(db, sql):
+        if not is_index(r["scope"], r["path"]):
+            continue
+        lines = index_lines(db, r["scope"], r["path"])
+        told = about(r["path"], lines, json.loads(r["links_to"] or "[]"))
+        if not _noted_inline(lines, set(range(len(lines))) - {n for v in told.values() for n in v}):
+            out.append(int(r["id"]))
+    return out
 
 
 def stems_of(db: sqlite3.Connection, words: list[str]) -> list[str]:
@@ -554,12 +682,23 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
         if not rows_where(db, "SELECT 1 FROM text WHERE text MATCH ? LIMIT 1", [f'"{word}"']):
             unheld.append(word)
     changed = False
+    # round 22: the typed word as the index stems it (`notifcation` → `notifc`), beside the
+    # indexed stem (`notification` → `notif`): a typo of a word the stemmer cuts short found
+    # nothing (no indexed word within 4 letters of the word's length)
+    stem_of = dict(zip(unheld, stems_of(db, unheld), strict=True)) if unheld else {}
     for word in unheld:
+        stem = stem_of[word]
         rows = rows_where(
             db,
             "SELECT term, doc FROM temp.vocab WHERE length(term) BETWEEN ? AND ? "
             "AND (substr(term, 1, 1) = ? OR substr(term, 2, 1) = ?) ORDER BY doc DESC LIMIT ?",
-            [max(3, len(word) - 4), len(word) + 2, word[0], word[1], TYPO_BUDGET // len(unheld)],
+            [
+                max(3, min(len(word) - 4, len(stem) - 2)),
+                len(word) + 2,
+                word[0],
+                word[1],
+                TYPO_BUDGET // len(unheld),
+            ],
         )
         limit = 1 if len(word) <= 5 else 2
         stemmed = word[:-1] + "i" if word.endswith("y") else word  # the stemmer's `verifi`
@@ -569,13 +708,19 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
             if not term.isalpha():  # nor is a typo's answer an identifier (`topikk` ≠ `topic0`)
                 continue
             d = min(_distance(word, term), _distance(stemmed, term))
+            if len(stem) >= 4 and len(stem) < len(word):
+                d = min(d, _distance(stem, term))
             if len(term) >= 4 and len(word) > len(term):  # a stem: `deploy` of `deploymnet`
                 d = min(d, _distance(word[: len(term)], term) + 1)
             if d <= limit:  # the nearest; of those, the longest (`backward`, not `back`)
-                scored.append((d, -len(term), -int(r["doc"]), term))
+                # of equals: the nearest to the typed word's stem, then one it starts with
+                near_stem = _distance(stem, term)
+                scored.append(
+                    (d, near_stem, not word.startswith(term), -len(term), -int(r["doc"]), term)
+                )
         if not scored:
             return None
-        near[word] = min(scored)[3]
+        near[word] = min(scored)[-1]
         changed = True
     return near if changed else None
 
@@ -616,10 +761,20 @@ def _as_written(hits: Sequence[Hit], stem: str) -> str:
     return stem
 
 
-def holds_memory(place: Place) -> bool:
-    """Whether the index holds any memory of the project (as the last refresh left it): an
-    empty answer then means "nothing matched", else "nothing here yet"."""
-    return connect(place.common_dir).execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
+def holds_memory(place: Place, scopes: Sequence[str] = ()) -> bool:
+    """Whether the index holds any memory of the project (as the last refresh left it), of
+    `scopes` when given (`user`: every agent's): an empty answer then means "nothing
+    matched", else "nothing here yet" (round 22: `--scope user` with no user memory said "no
+    memory matches" because the project held some)."""
+    db = connect(place.common_dir)
+    if not scopes:
+        return db.execute("SELECT 1 FROM memory LIMIT 1").fetchone() is not None
+    wanted = [
+        *scopes,
+        *(s.name for s in place.scopes if "user" in scopes and s.name.startswith("user-")),
+    ]
+    sql = f"SELECT 1 FROM memory WHERE scope IN ({','.join('?' * len(wanted))}) LIMIT 1"
+    return db.execute(sql, wanted).fetchone() is not None
 
 
 # what `--type` and `--tag` compare with, in the index: the values held, for a filter no memory
@@ -927,28 +1082,35 @@ def summary_line(h: Hit) -> str:
 
 def full_text(h: Hit, project: Callable[[], Project]) -> str:
     """A memory's whole text: the file, or a deleted memory's last version on its ref."""
+    from gitmem.recall.searchindex import memory_part
+
+    return memory_part(h.scope, h.path, _whole(h, project)).decode("utf-8", "replace")
+
+
+def _whole(h: Hit, project: Callable[[], Project]) -> bytes:
+    """A memory's file, or a deleted one's last blob, as it is (b"": none)."""
     if h.deleted:
         if not h.blob:
-            return ""
+            return b""
         from gitmem.project.userscope import USER_SCOPE, user_store
 
         if h.scope == USER_SCOPE or h.scope.startswith(f"{USER_SCOPE}-"):
             store = user_store(project(), h.scope)  # its last version: in the agent's store
             if store is None:
-                return ""
+                return b""
             try:
-                return store.repo.read_blob(h.blob).decode("utf-8", "replace")
+                return store.repo.read_blob(h.blob)
             finally:
                 store.repo.close()
-        return project().repo.read_blob(h.blob).decode("utf-8", "replace")
+        return project().repo.read_blob(h.blob)
     from pathlib import Path
 
     from gitmem.core.fileread import NotAFile, read_regular
 
     try:
-        return read_regular(Path(h.file)).decode("utf-8", "replace")
+        return read_regular(Path(h.file))
     except (OSError, NotAFile):
-        return ""
+        return b""
 
 
 def full_block(h: Hit, project: Callable[[], Project]) -> list[str]:

@@ -778,6 +778,12 @@ def _apply(
         data = _read(spot.file(rel), st)
         if data is None:
             continue
+        data = memory_part(spot.name, rel, data)
+        if not data and (spot.name, rel) == GEMINI_MEMORY:  # no section: no memory there
+            if old is not None:
+                _drop(db, old[0])
+                done.removed += 1
+            continue
         oid = blob_id(data)
         if old is not None and old[5] == oid:
             db.execute(
@@ -806,6 +812,22 @@ def _apply(
             done.added += 1
             _insert(db, spot, rel, st, data, oid, now)
         written += 1
+
+
+# the one memory file of which a part is memory: Gemini's GEMINI.md in the user scope (its
+# `## Gemini Added Memories` section; the rest is the user's own instructions to Gemini)
+GEMINI_MEMORY = ("user-gemini", "GEMINI.md")
+
+
+def memory_part(scope: str, rel: str, data: bytes) -> bytes:
+    """What of the file `rel`'s bytes is memory, as the sync takes it: all of it, but GEMINI.md
+    of the user scope's section alone (round 22: recall indexed and showed the whole file,
+    the user's own instructions too; b"": no section)."""
+    if (scope, rel) != GEMINI_MEMORY:
+        return data
+    from gitmem.project.adapters import gemini_section
+
+    return gemini_section(data)
 
 
 def _stat_fields(st: os.stat_result) -> tuple[int, ...]:

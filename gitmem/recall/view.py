@@ -51,7 +51,7 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
     from gitmem.claude.graph import LinkGraph, communities_of
     from gitmem.recall.contextsafe import clean
-    from gitmem.recall.query import full_text, is_index, pointers, shown_id
+    from gitmem.recall.query import about, full_text, is_index, shown_id
 
     db = refreshed(place)
     rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
@@ -75,11 +75,14 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
         node: dict[str, Any] = {}
         if is_index(r["scope"], r["path"]):
             # a search finds an index's lines, and shows the memories they point to (round 21:
-            # one rule with gitmem query, gitmem.recall.query._pointed_to)
+            # one rule with gitmem query, gitmem.recall.query._pointed_to); round 22: the lines
+            # about one memory together (its words may be on two of them)
             lines = hit_text.splitlines()
             node["points"] = [
-                [clean(lines[n][:MAX_LINE]).lower(), j]
-                for n, target in pointers(r["path"], lines, json.loads(r["links_to"] or "[]"))
+                [clean("\n".join(lines[n][:MAX_LINE] for n in told)).lower(), j]
+                for target, told in about(
+                    r["path"], lines, json.loads(r["links_to"] or "[]")
+                ).items()
                 if (j := at.get((r["scope"], target))) is not None
             ]
         nodes.append(
