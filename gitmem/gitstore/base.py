@@ -186,6 +186,37 @@ def _no_waiting_settings(config: Mapping[str, list[str]], where: Path) -> None:
                 )
 
 
+# A partial clone (`git clone --filter=blob:none`) fetches a missing object on its own, from
+# within whatever git reads it (`cat-file`, `rev-list`, `diff`): `git fetch <promisor>` with
+# the remote's own settings, past the `--upload-pack` gitmem's fetches give (red team 22: an
+# archive's `.git/config` with `extensions.partialClone = origin`, origin a local path and
+# `remote.origin.uploadpack = ./evil` ran it at bob's next sync, reading a teammate's new
+# memory). gitmem's own fetches take every object (`transport.FETCH`: `--no-filter`); a
+# program the repository's own config names for such a fetch is refused at the opening.
+def _no_lazy_programs(config: Mapping[str, list[str]], scopes: Mapping[str, list[str]]) -> None:
+    promisors = set(config.get("extensions.partialclone", ()))
+    promisors.update(
+        key[len("remote.") : -len(".promisor")]
+        for key, values in config.items()
+        if key.startswith("remote.")
+        and key.endswith(".promisor")
+        and values
+        and values[-1].lower() in ("true", "yes", "on", "1", "")
+    )
+    for name in sorted(promisors):
+        key = f"remote.{name}.uploadpack"
+        values = config.get(key)
+        if values and values[-1] != "git-upload-pack" and scopes[key][-1] in ("local", "worktree"):
+            from gitmem.core.sanitize import terminal
+
+            raise UsageError(
+                f"{terminal(key)} names {terminal(values[-1])!r} in the repository's own config: "
+                "git would run it to fetch a missing object of this partial clone",
+                f"unset it if this repository is yours (git config --unset {terminal(key)}); "
+                "nothing was read or written",
+            )
+
+
 class GitDir:
     """One git repository (any worktree of it, or a bare one)."""
 
@@ -431,6 +462,7 @@ class GitDir:
             scopes.setdefault(key, []).append(scope.decode())
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
         _no_waiting_settings(cfg, self.toplevel or self.git_dir)
+        _no_lazy_programs(cfg, scopes)
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg
