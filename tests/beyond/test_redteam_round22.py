@@ -1,0 +1,131 @@
+"""Red team, round 22 (charter rules 4 and 5; docs/reliability.md "Red team, round 22"): each
+test is an attack that worked before this round and fails without its fix.
+
+The class closed first: **git fetches, pushes or names a folder on its own terms, from the
+repository's config, inside gitmem's work.** A partial clone fetches a missing object from
+within whatever git reads it, with the remote's own `uploadpack` (a program, on a local path:
+round 7's door, reopened); `push.pushOption` and `remote.<name>.mirror` turned every push into
+a failure; a remote named `gitmem-bundle`, `gitmem-hub` or `gitmem-refused` shared gitmem's own
+folder of refs under refs/gitmem-remotes/.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.teammates import Shared
+
+
+def _new_team_memory(synced: Shared, name: str = "n.md") -> None:
+    (synced.team / name).write_text(f"---\nname: {name}\n---\nnew from alice\n")
+    synced.world.ok("-C", str(synced.alice), "sync")
+
+
+def _partial_clone(synced: Shared) -> None:
+    world, bob = synced.world, synced.bob
+    world.git("config", "uploadpack.allowFilter", "true", cwd=world.remote)
+    for key, value in (
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.promisor", "true"),
+        ("remote.origin.partialclonefilter", "blob:none"),
+    ):
+        world.git("config", key, value, cwd=bob)
+
+
+def test_a_partial_clones_lazy_fetch_runs_no_program_the_repository_names(
+    synced: Shared,
+) -> None:
+    """Worked: `extensions.partialClone = origin` and `remote.origin.uploadpack = ./evil` in
+    an archive's `.git/config` (origin a local path): gitmem's fetch passes
+    `--upload-pack=git-upload-pack`, but was filtered (`partialclonefilter`), and git fetched
+    each missing blob on its own while the gate read it — running `evil` at bob's next sync.
+    Now refused at the opening in one line (exit 2), nothing run, nothing written."""
+    world, bob = synced.world, synced.bob
+    _new_team_memory(synced)
+    bobs = world.scope_path(bob, "team")
+    _partial_clone(synced)
+    ran = world.root / "ran"
+    evil = world.root / "evil-upload-pack"
+    evil.write_text(f'#!/bin/sh\necho "$@" >> {ran}\nexec git-upload-pack "$@"\n')
+    evil.chmod(0o755)
+    world.git("config", "remote.origin.uploadpack", str(evil), cwd=bob)
+    run = world.gitmem("-C", str(bob), "sync", timeout=30)
+    assert run.code == 2, run.err + run.out
+    assert "remote.origin.uploadpack names" in run.err and "partial clone" in run.err
+    assert run.err.count("\n") == 2  # the line and its hint
+    assert not ran.exists()
+    assert not (bobs / "n.md").exists()
+
+
+def test_a_partial_clone_takes_every_object_of_its_memory_in_its_own_fetch(
+    synced: Shared,
+) -> None:
+    """Worked (a round trip more, through the remote's own settings): the memory fetch took
+    `--filter=blob:none` from the config and git fetched the blobs lazily, again, while the
+    gate read them. Now `--no-filter`: every object of the memory ref arrives whole."""
+    world, bob = synced.world, synced.bob
+    _new_team_memory(synced, "whole.md")
+    _partial_clone(synced)
+    trace = world.root / "trace.json"
+    world.env["GIT_TRACE2_EVENT"] = str(trace)
+    try:
+        world.ok("-C", str(bob), "sync")
+    finally:
+        del world.env["GIT_TRACE2_EVENT"]
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    fetches = [e["argv"] for e in events if e["event"] == "start" and "fetch" in e["argv"]]
+    assert fetches and all("--refmap=" in argv for argv in fetches), fetches  # gitmem's own
+    missing = world.git(
+        "rev-list", "--objects", "--missing=print", "refs/gitmem/team", cwd=bob
+    ).splitlines()
+    assert not [line for line in missing if line.startswith("?")]
+    assert (world.scope_path(bob, "team") / "whole.md").exists()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("push.pushOption", "ci.skip"), ("remote.origin.mirror", "true")]
+)
+def test_the_repositorys_push_settings_fail_no_push_of_memory(
+    synced: Shared, key: str, value: str
+) -> None:
+    """Worked: `push.pushOption` (to a server that takes none: "the receiving end does not
+    support push options") or `remote.origin.mirror` ("--mirror can't be combined with
+    refspecs") in `.git/config` failed every sync's push, exit 3, the hint blaming the
+    network. Now gitmem's push clears both."""
+    world, bob = synced.world, synced.bob
+    world.git("config", key, value, cwd=bob)
+    (world.scope_path(bob, "team") / "deploys.md").write_text(
+        "---\nname: deploys\n---\nTuesdays only.\nBOB'S LINE\n"
+    )
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0 and "pushed to origin" in run.out, run.err + run.out
+    shown = world.git("show", "refs/gitmem/team:team/deploys.md", cwd=world.remote)
+    assert "BOB'S LINE" in shown
+
+
+@pytest.mark.parametrize("name", ["gitmem-bundle", "gitmem-hub", "gitmem-refused/origin"])
+def test_a_remote_named_as_gitmems_own_folder_of_refs_is_refused(synced: Shared, name: str) -> None:
+    """Worked: a remote named `gitmem-bundle` had its tracking refs in the folder an unbundle
+    writes: bob's unbundle of carol's bundle moved `refs/gitmem-remotes/gitmem-bundle/team`,
+    `status` said "ahead 0" of a merge never pushed and the next sync called the remote
+    force-pushed; `gitmem-refused/origin` is the hold of origin's refused tips. Now one line
+    (exit 2) naming the remote and `git remote rename`; no ref moved."""
+    world, bob = synced.world, synced.bob
+    before = world.git("for-each-ref", cwd=bob)
+    world.git("remote", "rename", "origin", name, cwd=bob)
+    for args in (("sync",), ("status",), ("sync", "--remote", name)):
+        run = world.gitmem("-C", str(bob), *args)
+        assert run.code == 2, run.err + run.out
+        assert f"the remote '{name}' has the name of gitmem's own folder of refs" in run.err
+        assert f"git remote rename {name} NAME" in run.err
+    moved = world.git("for-each-ref", cwd=bob).replace(f"refs/remotes/{name}/", "")
+    assert moved == before.replace("refs/remotes/origin/", "")
+
+
+def test_a_remote_whose_name_only_begins_alike_still_syncs(synced: Shared) -> None:
+    world, bob = synced.world, synced.bob
+    world.git("remote", "rename", "origin", "gitmem-hubs", cwd=bob)
+    assert world.gitmem("-C", str(bob), "sync").code == 0
