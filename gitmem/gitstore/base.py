@@ -160,30 +160,41 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
 _FILE_SETTINGS = ("fetch.fsck.skiplist", "core.attributesfile")
 
 
-def _no_waiting_settings(config: Mapping[str, list[str]], where: Path) -> None:
+def _no_waiting_settings(config: Mapping[str, list[str]], where: Path, common_dir: Path) -> None:
     """`where`: the folder gitmem runs git in (the work tree), where git opens a relative
     path (review 21: `fetch.fsck.skipList = skip` and a FIFO `skip` of the work tree held
     every sync's fetch as an absolute one did)."""
     import stat
 
-    for key in _FILE_SETTINGS:
-        for value in config.get(key, ()):
-            path = os.path.join(where, os.path.expanduser(value))  # an absolute one as it is
-            if path == os.devnull:
-                continue  # nothing to wait on
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue  # absent: git says so itself, or reads none
-            if not stat.S_ISREG(st.st_mode):
-                from gitmem.errors import UsageError
+    named = [(key, where, value) for key in _FILE_SETTINGS for value in config.get(key, ())]
+    # red team 22: an included file git reads at every start of every git (a FIFO among them
+    # held each to its timeout, round 10); `/dev/stdin` was a local remote's `upload-pack`'s
+    # own protocol pipe, read as config: every fetch failed, "check the remote URL". A
+    # relative one is the including file's (the git folder's config, as the repository's own)
+    named += [
+        (key, common_dir, value)
+        for key, values in config.items()
+        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
+        for value in values
+    ]
+    for key, base, value in named:
+        path = os.path.join(base, os.path.expanduser(value))  # an absolute one as it is
+        if path == os.devnull:
+            continue  # nothing to wait on
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # absent: git says so itself, or reads none
+        if not stat.S_ISREG(st.st_mode):
+            from gitmem.core.sanitize import terminal
 
-                raise UsageError(
-                    f"{key} names {path}, not a regular file (a FIFO, a device, a folder): "
-                    "git would wait on it or read it without end, and gitmem with it",
-                    f"unset it if this repository is yours (git config --unset {key}); "
-                    "nothing was read or written",
-                )
+            raise UsageError(
+                f"{terminal(key)} names {terminal(path)}, not a regular file (a FIFO, a "
+                "device, a folder): git would wait on it or read it without end, and gitmem "
+                "with it",
+                f"unset it if this repository is yours (git config --unset {terminal(key)}); "
+                "nothing was read or written",
+            )
 
 
 # A partial clone (`git clone --filter=blob:none`) fetches a missing object on its own, from
@@ -461,7 +472,7 @@ class GitDir:
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
-        _no_waiting_settings(cfg, self.toplevel or self.git_dir)
+        _no_waiting_settings(cfg, self.toplevel or self.git_dir, self.common_dir)
         _no_lazy_programs(cfg, scopes)
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64

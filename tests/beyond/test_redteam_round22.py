@@ -129,3 +129,80 @@ def test_a_remote_whose_name_only_begins_alike_still_syncs(synced: Shared) -> No
     world, bob = synced.world, synced.bob
     world.git("remote", "rename", "origin", "gitmem-hubs", cwd=bob)
     assert world.gitmem("-C", str(bob), "sync").code == 0
+
+
+def test_an_included_file_that_is_not_a_file_is_refused_in_one_line(synced: Shared) -> None:
+    """Worked: `include.path = /dev/stdin` in `.git/config`: a local remote's `upload-pack`
+    read its own protocol pipe as config and every sync's fetch failed, exit 3, "check the
+    remote URL"; `/dev/zero` (an includeIf's too) held every git to its timeout. Now refused
+    at the opening, as round 21's named files are: one line naming the setting, exit 2."""
+    world, bob = synced.world, synced.bob
+    _new_team_memory(synced)
+    bobs = world.scope_path(bob, "team")
+    world.git("config", "include.path", "/dev/stdin", cwd=bob)
+    run = world.gitmem("-C", str(bob), "sync", timeout=30)
+    assert run.code == 2, run.err + run.out
+    assert "include.path names /dev/stdin, not a regular file" in run.err
+    assert run.err.count("\n") == 2
+    assert not (bobs / "n.md").exists()
+
+
+# -- the class closed second: names one reads as one ----------------------------------------
+
+CYRILLIC_E = "d\u0435ploys.md"  # `dеploys.md`: a Cyrillic е
+
+
+@pytest.mark.parametrize(
+    "name",
+    [CYRILLIC_E, "\uff44eploys.md", "DEPL\u041eYS.md"],
+    ids=["cyrillic", "fullwidth", "case"],
+)
+def test_a_teammates_name_that_reads_as_another_is_refused(synced: Shared, name: str) -> None:
+    """Worked: alice's tree holds `deploys.md`; a teammate added `dеploys.md` (a Cyrillic е)
+    and pointed the index at it: two files on every file system, one name to whoever reads
+    the index or the list of arrivals ("A team/dеploys.md" beside the real one). Now GM107 at
+    the gate, as names one file on macOS and Windows are: nothing merged."""
+    world, bob = synced.world, synced.bob
+    mallory = world.clone("mallory", email="mallory@example.com")
+    world.git("fetch", "-q", "origin", "refs/gitmem/team:refs/gitmem/team", cwd=mallory)
+    blob = world.plumb(mallory, "hash-object", "-w", "--stdin", data=b"---\nname: d\n---\nx\n")
+    tree = world.plumb(
+        mallory,
+        "mktree",
+        data=world.plumb(mallory, "ls-tree", "refs/gitmem/team:team").encode()
+        + f"\n100644 blob {blob}\t{name}\n".encode(),
+    )
+    top = world.plumb(mallory, "ls-tree", "refs/gitmem/team").replace(
+        world.plumb(mallory, "rev-parse", "refs/gitmem/team:team"), tree
+    )
+    commit = world.plumb(
+        mallory,
+        "commit-tree",
+        world.plumb(mallory, "mktree", data=top.encode() + b"\n"),
+        "-p",
+        "refs/gitmem/team",
+        "-m",
+        "lookalike",
+    )
+    assert world.push(mallory, world.remote, f"{commit}:refs/gitmem/team").returncode == 0
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 2, run.err + run.out
+    assert "GM107" in run.err
+    assert not (world.scope_path(bob, "team") / name).exists()
+
+
+def test_a_local_name_that_reads_as_another_waits_and_one_with_a_diacritic_syncs(
+    synced: Shared,
+) -> None:
+    """The same fold at the folder's door: bob's agent wrote `dеploys.md` beside
+    `deploys.md` — it waits for a rename, said once, never pushed; `résumé.md` beside
+    `resume.md` is two names a reader tells apart, and both sync."""
+    world, bob = synced.world, synced.bob
+    team = world.scope_path(bob, "team")
+    for name in (CYRILLIC_E, "resume.md", "r\u00e9sum\u00e9.md"):
+        (team / name).write_text("---\nname: n\n---\nx\n")
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0, run.err + run.out
+    assert "GM107: read as deploys.md" in run.err
+    names = world.git("ls-tree", "--name-only", "-z", "refs/gitmem/team:team", cwd=bob).split("\0")
+    assert {"resume.md", "r\u00e9sum\u00e9.md"} <= set(names) and CYRILLIC_E not in names
