@@ -199,11 +199,11 @@ def _seeing() -> dict[int, str | None]:
     kept — `résumé.md` is seen apart from `resume.md`, `dеploys.md` (a Cyrillic е) is not."""
     table = dict(_reading())
     start, bases = _BASES[0]
-    for i, c in enumerate(bases):
-        if c != " ":
+    for i, letter in enumerate(bases):
+        if letter != " ":
             del table[start + i]
-    for c in range(0x0300, 0x0370):
-        del table[c]
+    for mark in range(0x0300, 0x0370):
+        del table[mark]
     table.update({ord(a): b for a, b in zip(_LOOKALIKES[::2], _LOOKALIKES[1::2], strict=True)})
     return table
 
