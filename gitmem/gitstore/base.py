@@ -167,10 +167,10 @@ def _no_waiting_settings(config: Mapping[str, list[str]], where: Path, common_di
     import stat
 
     named = [(key, where, value) for key in _FILE_SETTINGS for value in config.get(key, ())]
-    # red team 22: an included file git reads at every start of every git (a FIFO among them
-    # held each to its timeout, round 10); `/dev/stdin` was a local remote's `upload-pack`'s
-    # own protocol pipe, read as config: every fetch failed, "check the remote URL". A
-    # relative one is the including file's (the git folder's config, as the repository's own)
+    # red team 22: an included file, which every git reads at its start: `/dev/stdin` was a
+    # local remote's `upload-pack`'s own protocol pipe, read as config, and every fetch failed
+    # ("check the remote URL"). One that makes `config --list` itself wait is bounded by the
+    # opening's timeout (round 10). A relative one is the including file's (the git folder's)
     named += [
         (key, common_dir, value)
         for key, values in config.items()

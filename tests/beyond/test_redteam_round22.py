@@ -134,8 +134,9 @@ def test_a_remote_whose_name_only_begins_alike_still_syncs(synced: Shared) -> No
 def test_an_included_file_that_is_not_a_file_is_refused_in_one_line(synced: Shared) -> None:
     """Worked: `include.path = /dev/stdin` in `.git/config`: a local remote's `upload-pack`
     read its own protocol pipe as config and every sync's fetch failed, exit 3, "check the
-    remote URL"; `/dev/zero` (an includeIf's too) held every git to its timeout. Now refused
-    at the opening, as round 21's named files are: one line naming the setting, exit 2."""
+    remote URL". Now refused at the opening, as round 21's named files are: one line naming
+    the setting, exit 2. (A FIFO or /dev/zero that applies holds `git config --list` itself:
+    bounded by the opening's timeout, round 10.)"""
     world, bob = synced.world, synced.bob
     _new_team_memory(synced)
     bobs = world.scope_path(bob, "team")
