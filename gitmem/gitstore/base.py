@@ -99,6 +99,7 @@ class TreeShape(NamedTuple):
     # the first entry whose raw name holds "/": (its folder, "" at the top; its name). git
     # fsck refuses such a tree, and a listing shows it as a path it is not
     slashed: tuple[str, str] | None = None
+    files: int = 0  # entries read that are not folders
 
 
 # settings gitmem takes from the user alone (gitmem's own; the programs `cli/pager` and

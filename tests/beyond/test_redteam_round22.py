@@ -12,9 +12,11 @@ folder of refs under refs/gitmem-remotes/.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
+from gitmem.errors import GitmemError
 from tests.support.teammates import Shared
 
 
@@ -207,3 +209,33 @@ def test_a_local_name_that_reads_as_another_waits_and_one_with_a_diacritic_syncs
     assert "GM107: read as deploys.md" in run.err
     names = world.git("ls-tree", "--name-only", "-z", "refs/gitmem/team:team", cwd=bob).split("\0")
     assert {"resume.md", "r\u00e9sum\u00e9.md"} <= set(names) and CYRILLIC_E not in names
+
+
+# -- cost: a tree of more files than the policy takes, under the shape's bound -------------
+
+
+def test_a_tree_of_too_many_files_is_refused_before_it_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Worked: 300,004 files in one folder of a teammate's writer ref (under the shape walk's
+    400,000 files-and-folders) were listed with their sizes, `ls-tree -r -t -l`, before
+    GM105 refused them: 23 s of bob's sync (0.8 s after, in-process, the same tree). Now the
+    shape walk bounds the files apart and nothing is listed. Here at a bound of 10."""
+    from gitmem.gitstore import BLOB_MODE
+    from gitmem.policy import treecheck
+    from gitmem.project.refmeta import render_meta
+    from tests.support.stores import git_repository
+
+    monkeypatch.setattr(treecheck, "MAX_FILES", 10)
+    with git_repository(tmp_path, "sha1", ("T", "t@example.com")) as store:
+        blob = store.write_blob(b"---\nname: n\n---\nx\n")
+        files = {f"team/big/f{i}.md": (BLOB_MODE, blob) for i in range(11)}
+        files["gitmem.toml"] = (BLOB_MODE, store.write_blob(render_meta("example.com/t/p")))
+        commit = store.write_commit(store.write_tree(files), [], "flood", when=1_700_000_000)
+
+        def listed(*_args: object) -> None:
+            raise AssertionError("listed whole before the bound refused it")
+
+        monkeypatch.setattr(store, "list_tree_and_paths", listed)
+        with pytest.raises(GitmemError, match="GM105 error: over 10 files"):
+            treecheck.check_tree(store, commit, "refs/gitmem/team")
