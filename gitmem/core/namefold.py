@@ -9,12 +9,31 @@ from __future__ import annotations
 def fold(name: str) -> str:
     """The key two names share when they are one file on a folding file system: composed,
     then each character's simple case fold (one character for one, as the file systems'
-    tables map: `ß` and `ss`, `ﬁ` and `fi` are two files everywhere)."""
+    tables map: `ß` and `ss`, `ﬁ` and `fi` are two files everywhere). And (red team 22) when
+    a reader takes them for one: `dеploys.md` with a Cyrillic е beside `deploys.md` is two
+    files everywhere, and the one a teammate's index links to is read as the other — a
+    lookalike letter is folded to the one it passes for (`sanitize.as_seen`)."""
     if name.isascii():
         return name.lower()
     import unicodedata  # only for a name that is not ASCII: a sync with nothing new loads none
 
-    return "".join(map(_simple, unicodedata.normalize("NFC", name)))
+    from gitmem.core.sanitize import as_seen
+
+    return "".join(map(_simple, as_seen(unicodedata.normalize("NFC", name))))
+
+
+def how_alike(one: str, other: str) -> str:
+    """How two names `fold` makes one differ, for a refusal's words."""
+    if one.casefold() == other.casefold():
+        return "letter case"
+    import unicodedata
+
+    if (
+        unicodedata.normalize("NFC", one).casefold()
+        == unicodedata.normalize("NFC", other).casefold()
+    ):
+        return "Unicode normalization"
+    return "letters that look alike"
 
 
 def _simple(ch: str) -> str:

@@ -193,6 +193,30 @@ def _reading() -> dict[int, str | None]:
     return table
 
 
+@functools.cache
+def _seeing() -> dict[int, str | None]:
+    """`as_read`'s table for names (`as_seen`): a Latin letter's diacritic and a combining mark
+    kept — `résumé.md` is seen apart from `resume.md`, `dеploys.md` (a Cyrillic е) is not."""
+    table = dict(_reading())
+    start, bases = _BASES[0]
+    for i, letter in enumerate(bases):
+        if letter != " ":
+            del table[start + i]
+    for mark in range(0x0300, 0x0370):
+        del table[mark]
+    table.update({ord(a): b for a, b in zip(_LOOKALIKES[::2], _LOOKALIKES[1::2], strict=True)})
+    return table
+
+
+def as_seen(name: str) -> str:
+    """A name as a reader sees it, for the check of two names one reads as one (GM107,
+    `core/namefold.fold`): lookalike letters (Cyrillic, Greek, fullwidth, mathematical,
+    enclosed, letterlike) as the ASCII ones they pass for, hidden characters dropped."""
+    if name.isascii():
+        return name
+    return name.translate(_seeing())
+
+
 def as_read(text: str) -> str:
     """`text` as a reader takes it, for the checks of words aimed at the agent (GM150, gitmem's
     voice): lookalike letters as the ASCII ones they pass for, hidden characters dropped; lines

@@ -99,6 +99,7 @@ class TreeShape(NamedTuple):
     # the first entry whose raw name holds "/": (its folder, "" at the top; its name). git
     # fsck refuses such a tree, and a listing shows it as a path it is not
     slashed: tuple[str, str] | None = None
+    files: int = 0  # entries read that are not folders
 
 
 # settings gitmem takes from the user alone (gitmem's own; the programs `cli/pager` and
@@ -160,30 +161,72 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
 _FILE_SETTINGS = ("fetch.fsck.skiplist", "core.attributesfile")
 
 
-def _no_waiting_settings(config: Mapping[str, list[str]], where: Path) -> None:
+def _no_waiting_settings(config: Mapping[str, list[str]], where: Path, common_dir: Path) -> None:
     """`where`: the folder gitmem runs git in (the work tree), where git opens a relative
     path (review 21: `fetch.fsck.skipList = skip` and a FIFO `skip` of the work tree held
     every sync's fetch as an absolute one did)."""
     import stat
 
-    for key in _FILE_SETTINGS:
-        for value in config.get(key, ()):
-            path = os.path.join(where, os.path.expanduser(value))  # an absolute one as it is
-            if path == os.devnull:
-                continue  # nothing to wait on
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue  # absent: git says so itself, or reads none
-            if not stat.S_ISREG(st.st_mode):
-                from gitmem.errors import UsageError
+    named = [(key, where, value) for key in _FILE_SETTINGS for value in config.get(key, ())]
+    # red team 22: an included file, which every git reads at its start: `/dev/stdin` was a
+    # local remote's `upload-pack`'s own protocol pipe, read as config, and every fetch failed
+    # ("check the remote URL"). One that makes `config --list` itself wait is bounded by the
+    # opening's timeout (round 10). A relative one is the including file's (the git folder's)
+    named += [
+        (key, common_dir, value)
+        for key, values in config.items()
+        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
+        for value in values
+    ]
+    for key, base, value in named:
+        path = os.path.join(base, os.path.expanduser(value))  # an absolute one as it is
+        if path == os.devnull:
+            continue  # nothing to wait on
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # absent: git says so itself, or reads none
+        if not stat.S_ISREG(st.st_mode):
+            from gitmem.core.sanitize import terminal
 
-                raise UsageError(
-                    f"{key} names {path}, not a regular file (a FIFO, a device, a folder): "
-                    "git would wait on it or read it without end, and gitmem with it",
-                    f"unset it if this repository is yours (git config --unset {key}); "
-                    "nothing was read or written",
-                )
+            raise UsageError(
+                f"{terminal(key)} names {terminal(path)}, not a regular file (a FIFO, a "
+                "device, a folder): git would wait on it or read it without end, and gitmem "
+                "with it",
+                f"unset it if this repository is yours (git config --unset {terminal(key)}); "
+                "nothing was read or written",
+            )
+
+
+# A partial clone (`git clone --filter=blob:none`) fetches a missing object on its own, from
+# within whatever git reads it (`cat-file`, `rev-list`, `diff`): `git fetch <promisor>` with
+# the remote's own settings, past the `--upload-pack` gitmem's fetches give (red team 22: an
+# archive's `.git/config` with `extensions.partialClone = origin`, origin a local path and
+# `remote.origin.uploadpack = ./evil` ran it at bob's next sync, reading a teammate's new
+# memory). gitmem's own fetches take every object (`transport.FETCH`: `--no-filter`); a
+# program the repository's own config names for such a fetch is refused at the opening.
+def _no_lazy_programs(config: Mapping[str, list[str]], scopes: Mapping[str, list[str]]) -> None:
+    promisors = set(config.get("extensions.partialclone", ()))
+    promisors.update(
+        key[len("remote.") : -len(".promisor")]
+        for key, values in config.items()
+        if key.startswith("remote.")
+        and key.endswith(".promisor")
+        and values
+        and values[-1].lower() in ("true", "yes", "on", "1", "")
+    )
+    for name in sorted(promisors):
+        key = f"remote.{name}.uploadpack"
+        values = config.get(key)
+        if values and values[-1] != "git-upload-pack" and scopes[key][-1] in ("local", "worktree"):
+            from gitmem.core.sanitize import terminal
+
+            raise UsageError(
+                f"{terminal(key)} names {terminal(values[-1])!r} in the repository's own config: "
+                "git would run it to fetch a missing object of this partial clone",
+                f"unset it if this repository is yours (git config --unset {terminal(key)}); "
+                "nothing was read or written",
+            )
 
 
 class GitDir:
@@ -433,7 +476,8 @@ class GitDir:
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
-        _no_waiting_settings(cfg, self.toplevel or self.git_dir)
+        _no_waiting_settings(cfg, self.toplevel or self.git_dir, self.common_dir)
+        _no_lazy_programs(cfg, scopes)
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64
         return cfg

@@ -199,19 +199,27 @@ class ObjectEncoding(TreeDiff):
         """Keep a blob read (in memory: nothing to keep, every read is one)."""
 
     def tree_shape(
-        self, treeish: str, max_depth: int, max_entries: int, max_bytes: int
+        self,
+        treeish: str,
+        max_depth: int,
+        max_entries: int,
+        max_bytes: int,
+        max_files: int | None = None,
     ) -> TreeShape:
         """How deep and how large the tree below `treeish` is, read one level at a time and
         stopped at the first bound crossed: a hostile tree 3,000 folders deep or with a million
         entries costs a few object reads, not a listing of the whole (`ls-tree -r` prints every
-        path in full: a deep tree's listing grows with the square of its depth)."""
+        path in full: a deep tree's listing grows with the square of its depth). `max_files`:
+        entries that are not folders (red team 22: 300,000 files, under `max_entries`, were
+        listed with their sizes — 16 s of `ls-tree -l` — before the check refused them)."""
         kind, data = self._read(treeish)
         if kind == "commit":
             kind, data = self._read(self.read_commit(treeish)[0])
         width = 32 if self.object_format == "sha256" else 20
         level: list[tuple[str, bytes]] = [("", data)] if kind == "tree" else []
-        entries, size, depth, last = 0, len(data), 0, ""
+        entries, size, depth, last, files = 0, len(data), 0, "", 0
         slashed: tuple[str, str] | None = None
+        most = max_entries if max_files is None else max_files
         while level:
             depth += 1
             below: list[tuple[str, bytes]] = []
@@ -227,17 +235,18 @@ class ObjectEncoding(TreeDiff):
                     oid = raw[nul + 1 : nul + 1 + width].hex()
                     pos = nul + 1 + width
                     entries += 1
-                    if depth > max_depth or entries > max_entries:
-                        return TreeShape(last, depth, entries, size, False, slashed)
+                    files += mode != b"40000"
+                    if depth > max_depth or entries > max_entries or files > most:
+                        return TreeShape(last, depth, entries, size, False, slashed, files)
                     if mode == b"40000":
                         sub_kind, sub = self._read(oid)
                         size += len(sub)
                         if size > max_bytes:
-                            return TreeShape(last, depth, entries, size, False, slashed)
+                            return TreeShape(last, depth, entries, size, False, slashed, files)
                         if sub_kind == "tree":
                             below.append((last + "/", sub))
             level = below
-        return TreeShape(last, depth, entries, size, True, slashed)
+        return TreeShape(last, depth, entries, size, True, slashed, files)
 
     def read_commit(self, oid: str) -> tuple[str, list[str], str]:
         """(tree, parents, message) of a commit."""

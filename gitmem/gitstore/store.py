@@ -56,7 +56,12 @@ class Objects(Protocol):
     def folder_names(self, tree: str, path: str) -> list[str] | None: ...
     def blob_sizes(self, oids: list[str]) -> dict[str, int]: ...
     def tree_shape(
-        self, treeish: str, max_depth: int, max_entries: int, max_bytes: int
+        self,
+        treeish: str,
+        max_depth: int,
+        max_entries: int,
+        max_bytes: int,
+        max_files: int | None = None,
     ) -> TreeShape: ...
     def tree_changes(
         self, old: str, new: str, max_changes: int, max_depth: int, max_bytes: int

@@ -79,6 +79,9 @@ class PushOutcome(NamedTuple):
 
 
 # --no-recurse-submodules: a checked-out submodule's own config never runs for our refs;
+# --no-filter: every object of our refs arrives whole, in a partial clone too (red team 22:
+# `remote.<name>.partialclonefilter` left the blobs behind, and git fetched each one lazily
+# while the gate read it — a round trip more, through the remote's own settings);
 # --refmap= (empty): only the refspecs given are written, never what the remote's configured
 # ones map (`+refs/gitmem/*:refs/gitmem/*`, a mirror): git's "opportunistic update" forced
 # those past every check onto our own refs (red team 6)
@@ -99,6 +102,7 @@ FETCH = (
     "--no-auto-gc",
     "--no-recurse-submodules",
     "--refmap=",
+    "--no-filter",
 )
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
 
@@ -346,7 +350,15 @@ class Transport(GitDir):
         `sealed_only`: every ref pushed is encrypted — its new objects are ciphertext, which
         does not compress: the pack is sent stored (`pack.compression=0`), not deflated for
         nothing (a 1.5 MB manifest: 322 → 246 ms a push over a daemon on 127.0.0.1)."""
-        args = [*NO_ATTRIBUTES_FILE, "push", RECEIVE_PACK, "--porcelain", "--no-verify"]
+        # what the repository's config adds to a push that refuses ours (red team 22):
+        # `push.pushOption` to a server that takes none ("the receiving end does not support
+        # push options"), `remote.<name>.mirror` ("--mirror can't be combined with refspecs")
+        # failed every sync's push, the hint blaming the network
+        args = ["-c", "push.pushOption="]
+        mirror = f"remote.{remote}.mirror"
+        if mirror in self.config() and "=" not in remote:  # (a URL's `=` ends a `-c` key)
+            args += ["-c", f"{mirror}=false"]
+        args += [*NO_ATTRIBUTES_FILE, "push", RECEIVE_PACK, "--porcelain", "--no-verify"]
         args += ["--atomic"] if atomic else []
         if sealed_only:
             args = ["-c", "pack.compression=0", *args]

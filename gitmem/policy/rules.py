@@ -18,7 +18,7 @@ from typing import NamedTuple
 from gitmem.core.limits import MAX_BLOB_BYTES as MAX_BLOB_BYTES  # their home: core/limits.py
 from gitmem.core.limits import MAX_DEPTH as MAX_DEPTH
 from gitmem.core.linktargets import outside_links
-from gitmem.core.namefold import fold
+from gitmem.core.namefold import fold, how_alike
 from gitmem.project.refmeta import FORMAT_VERSION, META_FILE, MetaError, parse_meta
 
 ERROR = "error"
@@ -70,7 +70,8 @@ CODES: dict[str, tuple[str, bool, str]] = {
     "GM107": (
         ERROR,
         True,
-        "names that differ only by letter case or Unicode normalization (one file on macOS, Windows)",
+        "names that differ only by letter case or Unicode normalization (one file on macOS, "
+        "Windows), or by letters that look alike (read as one)",
     ),
     "GM108": (ERROR, True, "unexpected top-level entry"),
     "GM109": (ERROR, True, "not a gitmem commit, or gitmem.toml missing or unreadable"),
@@ -676,13 +677,18 @@ def _check_layout(
         # Folders are listed too: `Notes` and `notes` are reported once, not file by file.
         other = folded.setdefault(fold(path), path)
         if other != path:
-            how = "letter case" if other.casefold() == path.casefold() else "Unicode normalization"
+            how = how_alike(other, path)
             shown = other if other.isascii() else ascii(other)
+            where = (
+                f"read as one by whoever follows a link (this one is {path!a})"
+                if how == "letters that look alike"
+                else "one file on macOS and Windows"
+            )
             findings.append(
                 _found(
                     path,
                     "GM107",
-                    f"differs from {shown} only by {how}: one file on macOS and Windows; "
+                    f"differs from {shown} only by {how}: {where}; "
                     "rename one (or merge them into one)",
                 )
             )

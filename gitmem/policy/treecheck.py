@@ -88,13 +88,15 @@ def _whole(
         return [Finding(ref, 0, "GM109", f"points at a {what}, not a gitmem commit")], None
     # the shape first, read level by level with bounds: a listing of a hostile tree (3,000
     # folders deep, a million entries) costs more than the whole check may
-    shape = repo.tree_shape(commit, MAX_DEPTH, MAX_ENTRIES, MAX_TREE_BYTES)
+    shape = repo.tree_shape(commit, MAX_DEPTH, MAX_ENTRIES, MAX_TREE_BYTES, MAX_FILES)
     if not shape.complete:
         if shape.depth > MAX_DEPTH:
             return [Finding(shape.last, 0, "GM102", f"deeper than {MAX_DEPTH} folders")], None
         why = (
             f"over {MAX_ENTRIES} files and folders (limit {MAX_FILES} files)"
             if shape.entries > MAX_ENTRIES
+            else f"over {MAX_FILES} files"
+            if shape.files > MAX_FILES
             else f"folders over {MAX_TREE_BYTES // (1024 * 1024)} MiB"
         )
         return [Finding(shape.last.split("/", 1)[0], 0, "GM105", why)], None

@@ -240,6 +240,9 @@ HUB_TRACKING = "gitmem-hub"  # the hub is a URL, not a named remote
 BUNDLE_TRACKING = "gitmem-bundle"  # the holding refs of what an unbundle brought in
 REFUSED_TRACKING = "gitmem-refused"  # round 21: refused tips held, never merged nor pushed
 REFUSED_HOLD = f"refs/gitmem-remotes/{REFUSED_TRACKING}/"
+# red team 22: a remote named as one of them shared its folder of tracking refs (an unbundle
+# moved the remote's tracking ref: status said "ahead 0" of a merge never pushed)
+_OWN_FOLDERS = frozenset((HUB_TRACKING, BUNDLE_TRACKING, REFUSED_TRACKING))
 
 
 def refused_hold(tracking: str) -> str:
@@ -306,6 +309,20 @@ def ref_prefix(repo: Store) -> str:
 
 
 def choose_remote(repo: Store, wanted: str | None) -> str | None:
+    remote = _chosen_remote(repo, wanted)
+    if remote and remote.split("/", 1)[0] in _OWN_FOLDERS:
+        from gitmem.core.sanitize import terminal
+
+        raise UsageError(
+            f"the remote {terminal(remote)!r} has the name of gitmem's own folder of refs "
+            f"(refs/gitmem-remotes/{remote.split('/', 1)[0]}/): its memory and gitmem's "
+            "would be taken for each other",
+            f"rename it: git remote rename {terminal(remote)} NAME (nothing was read or written)",
+        )
+    return remote
+
+
+def _chosen_remote(repo: Store, wanted: str | None) -> str | None:
     remotes = repo.remotes()
     if wanted:
         if wanted not in remotes:

@@ -317,7 +317,7 @@ def _folds_onto(folder: Path, rel: str, listings: dict[str, dict[str, list[str]]
     with a sibling spelled otherwise (`A.md` beside `a.md`, `Notes/` beside `notes/`): the
     same file on macOS and Windows, refused in any tree (GM107). A file synced before keeps
     syncing; a new one waits for a rename, never deleted. Each folder is listed once."""
-    from gitmem.core.namefold import fold
+    from gitmem.core.namefold import fold, how_alike
 
     parts = rel.split("/")
     for depth, part in enumerate(parts):
@@ -333,9 +333,12 @@ def _folds_onto(folder: Path, rel: str, listings: dict[str, dict[str, list[str]]
         if others:
             where = f"{parent}/{others[0]}" if parent else others[0]
             where = where if where.isascii() and where.isprintable() else ascii(where)
+            how = how_alike(others[0], part)
+            if how == "letters that look alike":
+                return f"GM107: read as {where} (names differing only by {how}); rename one"
             return (
                 f"GM107: one file with {where} on macOS and Windows (names differing only "
-                "by letter case or Unicode normalization); rename one"
+                f"by {how}); rename one"
             )
     return None
 

@@ -244,6 +244,9 @@ def test_a_tree_is_measured_within_its_bounds(side: Side) -> None:
     assert whole.complete and whole.depth == 4 and whole.entries == 8 and whole.slashed is None
     assert not s.tree_shape(tree, max_depth=2, max_entries=100, max_bytes=1 << 20).complete
     assert not s.tree_shape(tree, max_depth=10, max_entries=4, max_bytes=1 << 20).complete
+    assert whole.files == 5
+    files = s.tree_shape(tree, max_depth=10, max_entries=100, max_bytes=1 << 20, max_files=4)
+    assert not files.complete and files.files == 5  # round 22: files bounded apart
 
 
 def test_tree_changes_name_what_differs(side: Side) -> None:
