@@ -703,7 +703,8 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
             at = [x]  # moved and edited on `a` too: `a`'s version, merged with `b`'s there
         if len(at) == 1 and written.get(op.run) == [at[0]]:
             continue  # rewritten in place, one for one (as b rewrote it elsewhere): no move
-        if len(at) == 1 and gone[op.run] == 1 and at[0] in written.get(op.run, ()):
+        pieces = written.get(op.run, [])
+        if len(at) == 1 and gone[op.run] == 1 and at[0] in pieces and _split(kz[op.pos], ka, pieces):
             continue  # one block split where it stood (round 22: its piece is no move)
         if len(at) == 1 and ka.count(ka[at[0]]) == 1:
             moves.append((at[0], op.pos, j))
@@ -739,6 +740,11 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         ]
 
     return spaced(z, zu), spaced(b, bu)
+
+
+def _split(was: bytes, ka: list[bytes], pieces: list[int]) -> bool:
+    """Whether the blocks a side wrote in one block's place say what it said (a split)."""
+    return likeness(b" ".join(ka[x] for x in pieces), was) >= ALIKE
 
 
 def _in_place(kz: list[bytes], ka: list[bytes], held: set[bytes], zs: set[bytes]) -> bool:
