@@ -704,7 +704,12 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         if len(at) == 1 and written.get(op.run) == [at[0]]:
             continue  # rewritten in place, one for one (as b rewrote it elsewhere): no move
         pieces = written.get(op.run, [])
-        if len(at) == 1 and gone[op.run] == 1 and at[0] in pieces and _split(kz[op.pos], ka, pieces):
+        if (
+            len(at) == 1
+            and gone[op.run] == 1
+            and at[0] in pieces
+            and _split(kz[op.pos], ka, pieces)
+        ):
             continue  # one block split where it stood (round 22: its piece is no move)
         if len(at) == 1 and ka.count(ka[at[0]]) == 1:
             moves.append((at[0], op.pos, j))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from merge_drivers import merge_file
 from tests.merge_drivers.test_everyday_20 import sub
 from tests.support.sweep import SweepCase, check_case
 
@@ -87,7 +88,7 @@ RULE_B = (
 CARD = """---
 name: workflow-10ep-card
 description: 新工作流——每10集一卡，先验收再大纲再正文
-metadata: 
+metadata:\x20
   node_type: memory
   type: feedback
 ---
@@ -145,7 +146,7 @@ the one-line pointer to `.claude/memory/MEMORY.md`. Migrated 2026-07-23 via PR #
 SEO = b"""---
 name: seo-redis-command-timeout-noise
 description: "SEO's \\"[redisCache:*] Command timed out\\" is client-side noise, not a Redis fault"
-metadata: 
+metadata:\x20
   node_type: memory
   type: project
   modified: 2026-07-24T09:03:48.129Z
@@ -204,7 +205,11 @@ SWEEP: dict[str, SweepCase] = {
         SCHEMA,
         sub(SCHEMA, ("```markdown\n", "~~~markdown\n"), ("description\n```", "description\n~~~")),
         sub(SCHEMA, ("short description", "one-line hook")),
-        sub(SCHEMA, ("```markdown\n", "~~~markdown\n"), ("short description\n```", "one-line hook\n~~~")),
+        sub(
+            SCHEMA,
+            ("```markdown\n", "~~~markdown\n"),
+            ("short description\n```", "one-line hook\n~~~"),
+        ),
     ),
     "a ~~~ fence: its info string changed vs the line after it inside edited": case(
         SCHEMA.replace(b"```", b"~~~"),
@@ -223,23 +228,28 @@ SWEEP: dict[str, SweepCase] = {
         TYPES + b"| `session` | One session's scratch | Free-form |\n",
         # both rows; which first is the merge's one order for two appends (the same on every
         # machine), not a judgement a careful human would make either way
-        TYPES + b"| `session` | One session's scratch | Free-form |\n| `archive` | Retired facts | Free-form |\n",
+        TYPES
+        + b"| `session` | One session's scratch | Free-form |\n| `archive` | Retired facts | Free-form |\n",
     ),
     "a table: a row edited vs the row under it deleted": (
         T,
         TYPES,
         sub(TYPES, ("Rules/corrections", "Rules and corrections")),
-        sub(TYPES, ("| `project` | Current-state facts \u2014 goals, deadlines, decisions | **Why:** + **How to apply:** |\n", "")),
+        sub(
+            TYPES,
+            (
+                "| `project` | Current-state facts \u2014 goals, deadlines, decisions | **Why:** + **How to apply:** |\n",
+                "",
+            ),
+        ),
         sub(
             TYPES,
             ("Rules/corrections", "Rules and corrections"),
-            ("| `project` | Current-state facts \u2014 goals, deadlines, decisions | **Why:** + **How to apply:** |\n", ""),
+            (
+                "| `project` | Current-state facts \u2014 goals, deadlines, decisions | **Why:** + **How to apply:** |\n",
+                "",
+            ),
         ),
-    ),
-    "a list: an item deleted vs the next item edited": case(
-        NOT_STORED,
-        ("- Git history (`git log`)\n", ""),
-        ("(use TODOs)", "(use TODOs or the tracker)"),
     ),
     "Rule/Why/How: a new rule appended on each side": (
         T,
@@ -248,21 +258,27 @@ SWEEP: dict[str, SweepCase] = {
         CONV + RULE_B,
         CONV + RULE_A + RULE_B,
     ),
-    "Rule/Why/How: the Why edited vs the How to apply edited": case(
-        CONV,
-        ("never take down the fleet view", "never take down the fleet view or the TUI"),
-        ("add a test for each", "add a regression test for each"),
-    ),
     "`confidence:` raised with a body edit vs another body edit": case(
         CONV_CONF,
-        ("confidence: 0.6\n---\n\n# Conventions", "confidence: 0.9\n---\n\n# Conventions (checked)"),
+        (
+            "confidence: 0.6\n---\n\n# Conventions",
+            "confidence: 0.9\n---\n\n# Conventions (checked)",
+        ),
         ("must be data", "must always be data"),
     ),
     "`confidence:` raised on both sides, each with a body edit": (
         T,
         CONV_CONF,
-        sub(CONV_CONF, ("confidence: 0.6", "confidence: 0.8"), ("# Conventions", "# Conventions (checked)")),
-        sub(CONV_CONF, ("confidence: 0.6", "confidence: 0.9"), ("must be data", "must always be data")),
+        sub(
+            CONV_CONF,
+            ("confidence: 0.6", "confidence: 0.8"),
+            ("# Conventions", "# Conventions (checked)"),
+        ),
+        sub(
+            CONV_CONF,
+            ("confidence: 0.6", "confidence: 0.9"),
+            ("must be data", "must always be data"),
+        ),
         sub(
             CONV_CONF,
             ("confidence: 0.6", "confidence: 0.9"),
@@ -276,7 +292,11 @@ SWEEP: dict[str, SweepCase] = {
     "CJK steps: a step inserted and renumbered vs the last step edited": (
         T,
         CARD,
-        sub(CARD, ("3. **正文**", "3. **预审**：大纲先给哥哥过目。\n4. **正文**"), ("流程三步", "流程四步")),
+        sub(
+            CARD,
+            ("3. **正文**", "3. **预审**：大纲先给哥哥过目。\n4. **正文**"),
+            ("流程三步", "流程四步"),
+        ),
         sub(CARD, ("spawn DS", "spawn 两个DS")),
         sub(
             CARD,
@@ -293,21 +313,21 @@ SWEEP: dict[str, SweepCase] = {
     ),
     "nested list: a child appended vs its parent's text edited": case(
         BEVY,
-        ("`features = [\"2d\"]`\n", "`features = [\"2d\"]`\n  - `\"3d\"` is NOT in our build\n"),
+        ('`features = ["2d"]`\n', '`features = ["2d"]`\n  - `"3d"` is NOT in our build\n'),
         ("audio, picking\n  - This", "audio, picking, gizmos\n  - This"),
     ),
     "nested list: a child deleted vs its sibling edited": case(
         BEVY,
-        ("  - Do NOT need to add `\"bevy_ui\"` separately when using `features = [\"2d\"]`\n", ""),
+        ('  - Do NOT need to add `"bevy_ui"` separately when using `features = ["2d"]`\n', ""),
         ("ALREADY includes bevy_ui", "ALREADY includes bevy_ui, bevy_text"),
     ),
     "a section inserted vs the last item above it edited": case(
         BEVY,
-        ("dev only\n\n", "dev only\n\n## Fast Compile \u2014 Linux\n\n- use `mold` when present\n\n"),
+        (
+            "dev only\n\n",
+            "dev only\n\n## Fast Compile \u2014 Linux\n\n- use `mold` when present\n\n",
+        ),
         ("dev only", "dev only, never release"),
-    ),
-    "wrapped prose: two neighbouring lines of one paragraph edited": case(
-        REPO, ("the whole team", "the whole dev team"), ("NOT in a personal", "NOT in any personal")
     ),
     "the description edited vs the How to apply edited": case(
         REPO,
@@ -326,12 +346,6 @@ SWEEP: dict[str, SweepCase] = {
             "rules for this project\n",
             "rules for this project\n- [Schema](SCHEMA.md) \u2014 frontmatter and naming rules\n",
         ),
-        I,
-    ),
-    "MEMORY.md: two neighbouring hooks edited, one each": case(
-        VI,
-        ("four-direction plan status", "four-direction plan status and decisions"),
-        ("developer background", "developer background, timezone"),
         I,
     ),
     "MEMORY.md: a long hook extended vs a word of the wrapped intro edited": case(
@@ -357,6 +371,103 @@ SWEEP["code-review notes: a stale bullet deleted vs the bullet after it edited"]
     ("CLI wrapper", "CLI wrapper (tested)"),
     I,
 )
+
+# the classes fixed this round: bullets a side joined beside a word edited in them, and a
+# bullet split where it stood merged again with the splitter (docs/merge.md, round 22)
+TOOLS = b"- format with black\n- use ruff for lint and mypy for types\n- test with pytest\n"
+JOINED = b"- format with black\n- use ruff for lint\n- use mypy for types\n- test with pytest\n"
+SWEEP["two bullets joined into one vs a word edited in the second"] = (
+    T,
+    JOINED,
+    TOOLS,
+    sub(JOINED, ("mypy for", "mypy --strict for")),
+    sub(TOOLS, ("mypy for", "mypy --strict for")),
+)
+SWEEP["a bullet split in two, merged again with the splitter (after a word edited in it)"] = (
+    T,
+    TOOLS,
+    sub(JOINED, ("mypy for", "mypy --strict for")),
+    JOINED,
+    sub(JOINED, ("mypy for", "mypy --strict for")),
+)
+
+# The same round's neighbours: of the classes fixed, and everyday edits that were good before
+NEIGHBOURS: dict[str, SweepCase] = {
+    "Rule/Why/How: the Why edited vs the How to apply edited": case(
+        CONV,
+        ("never take down the fleet view", "never take down the fleet view or the TUI"),
+        ("add a test for each", "add a regression test for each"),
+    ),
+    "MEMORY.md: two neighbouring hooks edited, one each": case(
+        VI,
+        ("four-direction plan status", "four-direction plan status and decisions"),
+        ("developer background", "developer background, timezone"),
+        I,
+    ),
+    "a list: an item deleted vs the next item edited": case(
+        NOT_STORED,
+        ("- Git history (`git log`)\n", ""),
+        ("(use TODOs)", "(use TODOs or the tracker)"),
+    ),
+    "wrapped prose: two neighbouring lines of one paragraph edited": case(
+        REPO, ("the whole team", "the whole dev team"), ("NOT in a personal", "NOT in any personal")
+    ),
+    "three bullets joined into one vs a word edited in the last": (
+        T,
+        JOINED,
+        b"- format with black, ruff for lint and mypy for types\n- test with pytest\n",
+        sub(JOINED, ("mypy for", "mypy --strict for")),
+        b"- format with black, ruff for lint and mypy --strict for types\n- test with pytest\n",
+    ),
+    "two bullets joined vs a word edited in each of them": (
+        T,
+        JOINED,
+        TOOLS,
+        sub(JOINED, ("ruff for", "ruff check for"), ("mypy for", "mypy --strict for")),
+        sub(TOOLS, ("ruff for", "ruff check for"), ("mypy for", "mypy --strict for")),
+    ),
+    "two bullets joined vs another bullet edited": (
+        T,
+        JOINED,
+        TOOLS,
+        sub(JOINED, ("pytest", "pytest -n 2")),
+        sub(TOOLS, ("pytest", "pytest -n 2")),
+    ),
+    "two bullets joined vs a bullet appended after the list": (
+        T,
+        JOINED,
+        TOOLS,
+        JOINED + b"- ship with twine\n",
+        TOOLS + b"- ship with twine\n",
+    ),
+    "a bullet split in two vs a word edited in the first half": (
+        T,
+        TOOLS,
+        JOINED,
+        sub(TOOLS, ("ruff for", "ruff check for")),
+        sub(JOINED, ("ruff for", "ruff check for")),
+    ),
+    "an item moved to the end vs it and the item before its new place edited": (
+        T,
+        b"- item 0 alpha\n- item 1 beta\n- item 2 gamma\n",
+        b"- item 1 beta\n- item 2 gamma\n- item 0 alpha\n",
+        b"- item 0 alpha (edited)\n- item 1 beta\n- item 2 gamma (edited)\n",
+        b"- item 1 beta\n- item 2 gamma (edited)\n- item 0 alpha (edited)\n",
+    ),
+}
+
+
+def test_two_numbered_steps_joined_vs_a_word_edited_keeps_the_word() -> None:
+    """Left, acceptable (docs/merge.md, round 22): steps joined are renumbered, so bullets
+    only; the edit wins the tie and the join is lost, told — no word is."""
+    base, joined = b"1. build\n2. test\n3. ship\n", b"1. build and test\n2. ship\n"
+    edited = b"1. build\n2. test all\n3. ship\n"
+    assert merge_file(T, base, joined, edited).data == edited
+
+
+@pytest.mark.parametrize("name", sorted(NEIGHBOURS))
+def test_the_twenty_second_neighbours(name: str) -> None:
+    check_case(NEIGHBOURS[name])
 
 
 @pytest.mark.parametrize("name", sorted(SWEEP))
