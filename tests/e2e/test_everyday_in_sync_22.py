@@ -23,6 +23,7 @@ IN_SYNC = (
     "emoji: two glyphs of one line changed, one each",
     "`confidence:` raised on both sides, each with a body edit",
     "a ``` fence restyled as ~~~ vs a line inside it edited",
+    "MEMORY.md: the entries re-sorted vs a hook edited",
 )
 
 

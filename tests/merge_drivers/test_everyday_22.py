@@ -365,17 +365,23 @@ SWEEP["code-review notes: a bullet appended to one section on each side"] = (
     RAY + ISSUE_B.encode(),
     None,
 )
-SWEEP["code-review notes: a stale bullet deleted vs the bullet after it edited"] = case(
-    RAY,
-    ("- `build_rayapp.sh` still modified for local dev (hardcoded path, missing exec)\n", ""),
-    ("CLI wrapper", "CLI wrapper (tested)"),
-    I,
-)
-
 # the classes fixed this round: bullets a side joined beside a word edited in them, and a
 # bullet split where it stood merged again with the splitter (docs/merge.md, round 22)
 TOOLS = b"- format with black\n- use ruff for lint and mypy for types\n- test with pytest\n"
 JOINED = b"- format with black\n- use ruff for lint\n- use mypy for types\n- test with pytest\n"
+# the index re-sorted (an entry moved to the top) while a hook is edited: the blank line
+# under the comment stays there, none comes between two entries
+SORTED = VI.replace(
+    VI[VI.index(b"- [Project") :],
+    VI[VI.index(b"- [Conventions") :] + VI[VI.index(b"- [Project") : VI.index(b"- [Conventions")],
+)
+SWEEP["MEMORY.md: the entries re-sorted vs a hook edited"] = (
+    I,
+    VI,
+    SORTED,
+    sub(VI, ("key decisions", "key decisions, owners")),
+    sub(SORTED, ("key decisions", "key decisions, owners")),
+)
 SWEEP["two bullets joined into one vs a word edited in the second"] = (
     T,
     JOINED,
@@ -393,6 +399,12 @@ SWEEP["a bullet split in two, merged again with the splitter (after a word edite
 
 # The same round's neighbours: of the classes fixed, and everyday edits that were good before
 NEIGHBOURS: dict[str, SweepCase] = {
+    "code-review notes: a stale bullet deleted vs the bullet after it edited": case(
+        RAY,
+        ("- `build_rayapp.sh` still modified for local dev (hardcoded path, missing exec)\n", ""),
+        ("CLI wrapper", "CLI wrapper (tested)"),
+        I,
+    ),
     "Rule/Why/How: the Why edited vs the How to apply edited": case(
         CONV,
         ("never take down the fleet view", "never take down the fleet view or the TUI"),
