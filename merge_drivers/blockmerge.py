@@ -25,6 +25,7 @@ out; the caller orders the sides by rank, so swapping ours/theirs cannot change 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
@@ -683,6 +684,7 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         return zu, bu  # the base's blocks in order, nothing new b wrote, edits in place: no move
     ops, same = edits(kz, ka, "a")
     written = {op.run: op.new for op in ops if op.new is not None and op.attached}
+    gone = Counter(op.run for op in ops if op.new is None)
     kept = set(same.values())
     once = {k for k in kz if kz.count(k) == 1} if len(kz) < 2_000 else set()
     versions = _Versions(kz, kb)
@@ -701,6 +703,14 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
             at = [x]  # moved and edited on `a` too: `a`'s version, merged with `b`'s there
         if len(at) == 1 and written.get(op.run) == [at[0]]:
             continue  # rewritten in place, one for one (as b rewrote it elsewhere): no move
+        pieces = written.get(op.run, [])
+        if (
+            len(at) == 1
+            and gone[op.run] == 1
+            and at[0] in pieces
+            and _split(kz[op.pos], ka, pieces)
+        ):
+            continue  # one block split where it stood (round 22: its piece is no move)
         if len(at) == 1 and ka.count(ka[at[0]]) == 1:
             moves.append((at[0], op.pos, j))
     if not moves:
@@ -735,6 +745,11 @@ def _units_moved(zu: list[Unit], au: list[Unit], bu: list[Unit]) -> tuple[list[U
         ]
 
     return spaced(z, zu), spaced(b, bu)
+
+
+def _split(was: bytes, ka: list[bytes], pieces: list[int]) -> bool:
+    """Whether the blocks a side wrote in one block's place say what it said (a split)."""
+    return likeness(b" ".join(ka[x] for x in pieces), was) >= ALIKE
 
 
 def _in_place(kz: list[bytes], ka: list[bytes], held: set[bytes], zs: set[bytes]) -> bool:
@@ -936,7 +951,9 @@ def _split_and_edited(
     (`fine` merges its words across the split, `- build; test` → `- build.` `- test.` beside
     a word edited in it), the rest as it stands. Before, the likeness pairing took one piece
     for the item's version, so the edit fought the shortened piece and the split kept the old
-    words twice."""
+    words twice. Tight items a side joined into one where they stood, beside a word the other
+    side edited in one of them (or joined them too), merge the same way (round 22: paired with
+    one of them by likeness, the join won a tie-break and the edit was lost)."""
     keys = [[u.key for u in us] for us in (z, a, b)]
     n = min(map(len, keys))
     p = next((i for i in range(n) if not keys[0][i] == keys[1][i] == keys[2][i]), n)
@@ -945,7 +962,10 @@ def _split_and_edited(
         n - p,
     )
     runs = [us[p : len(us) - q] for us in (z, a, b)]
-    if len(runs[0]) != 1 or max(len(runs[1]), len(runs[2])) < 2 or not (runs[1] and runs[2]):
+    nz, na, nb = map(len, runs)
+    split = nz == 1 and max(na, nb) >= 2
+    joined = nz >= 2 and min(na, nb) == 1 and max(na, nb) in (1, nz)
+    if not (split or joined) or not (na and nb):
         return False
     line = z[p].body[0] if len(z[p].body) == 1 else b""
     lead = line[: len(line) - len(line.lstrip(b" \t")) + 2]
@@ -956,9 +976,11 @@ def _split_and_edited(
             return False
         if run[0].gap != z[p].gap or any(u.gap for u in run[1:]):
             return False
+    whole = b" ".join(u.body[0][len(lead) :] for u in runs[0])
+    for run in runs[1:]:
         words = b" ".join(u.body[0][len(lead) :] for u in run)
-        if len(run) > 1 and likeness(words, line[len(lead) :]) < ALIKE:
-            return False  # the item's words are not in the pieces: items added, not a split
+        if len(run) != nz and likeness(words, whole) < ALIKE:
+            return False  # the items' words are not in the pieces: items added, not a split
     for x, y, w in zip(z[:p], a[:p], b[:p], strict=True):
         out.unit(y if y.lines != x.lines else w)
     _merge_lines(out, runs[0], runs[1], runs[2], side, why)

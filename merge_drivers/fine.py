@@ -957,11 +957,15 @@ def _merge_split_item(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool)
     while the other edited its words: the items' words merged as prose, each marker a word, so
     the split and the edit both stand (before: a tie-break kept one side's lines whole). Only
     one-line items of one marker at one indent, split on a side, and a result that is
-    such items again."""
-    if len(z) != 1 or max(len(a), len(b)) < 2 or not (a and b):
+    such items again. Items a side joined into one (`- build` `- test` → `- build and test`)
+    beside a word edited in one of them merge the same way (round 22: a tie-break lost the
+    word)."""
+    split = len(z) == 1 and max(len(a), len(b)) >= 2
+    joined = len(z) >= 2 and min(len(a), len(b)) == 1
+    if not (split or joined) or not (a and b):
         return None
     lead = _lead(z[0])
-    if not lead.strip() or not all(_lead(x) == lead for x in (*a, *b)):
+    if not lead.strip() or not all(_lead(x) == lead for x in (*z, *a, *b)):
         return None
     merged = _merge_prose(z, a, b, tie)
     if merged is None or not all(_lead(x) == lead for x in merged[0]):

@@ -536,7 +536,7 @@ def merge_index(
     chosen: dict[Key, _Chosen] = {}
     for key in sorted(set(so.nodes) | set(st.nodes) | set(bn)):
         b, o, t = bn.get(key), so.nodes.get(key), st.nodes.get(key)
-        pick = _pick(path, key, b, o, t, so, st, resolutions, filed_elsewhere)
+        pick = _pick(path, key, b, o, t, so, st, resolutions, filed_elsewhere, bool(skeletons))
         if pick is None:
             continue
         text, gap = pick
@@ -988,8 +988,10 @@ def _pick(
     st: _Side,
     resolutions: list[Resolution],
     filed: AbstractSet[Key] = frozenset(),
+    moved: bool = False,
 ) -> tuple[str, str] | None:
-    """The surviving (text, gap) of one item (None: deleted), by the 3-way rules.
+    """The surviving (text, gap) of one item (None: deleted), by the 3-way rules; `moved`: a
+    side moved entries (its order stands).
 
     Against a deletion, an entry is modified only when its text changed: the blank lines before
     it are formatting (they change when its neighbours are deleted or re-spaced), so a side
@@ -1053,10 +1055,13 @@ def _pick(
         return _with_marker(edit.text, num.text), edit.gap
     # One side edited the text, the other re-spaced it at most: the edit brings its spacing, as
     # it does against a deletion, so three replicas agree whichever merges first.
+    # Where a side moved entries, the gaps go with the places, not the edits (round 22: the
+    # entry a re-sort put first took the blank under the comment while the edited one kept
+    # it too, splitting the list); without a move, the edit's own (the laws' convergence).
     if _words(t.text) == _words(base_text):
-        return o.text, o.gap
+        return o.text, gap if moved else o.gap
     if _words(o.text) == _words(base_text):
-        return t.text, t.gap
+        return t.text, gap if moved else t.gap
     ro, rt = so.rank(o.text, o.target), st.rank(t.text, t.target)
     win, lose, side, why = (o, t, so, reason(ro, rt)) if ro > rt else (t, o, st, reason(rt, ro))
     merge = merge_block if key[0] == "b" else merge_entry

@@ -147,3 +147,10 @@ class MergeResult(_Frozen):
 # the reasons a resolution gives when one side's edit lost (its words in `Gitmem-Resolved:`);
 # "later" (a date field's own merge) and "modified beats deleted" keep both sides' intent
 LOSING_REASONS = ("newer", "more confident", "tie-break", "greater bytes", "clean beats damaged")
+
+# a decision of an index line's hook and its topic file's description together (`together`)
+# names the edit that lost where it was made (round 22): the hook on the index, or the
+# description on the topic file — so `gitmem lost N` shows that edit, `restore --lost N`
+# brings back only it, and its writer is who wrote it (the two files looked up together)
+HOOK_DECIDED = "hook, decided with {name}'s description"
+DESCRIPTION_DECIDED = "description, decided with its index line"

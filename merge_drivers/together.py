@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from merge_drivers.model import Resolution
+from merge_drivers.model import DESCRIPTION_DECIDED, HOOK_DECIDED, Resolution
 from merge_drivers.rank import frontmatter_block, rank_of, reason
 
 _DASH = " — "
@@ -78,10 +78,14 @@ def decide_together(
     base: tuple[str | None, bytes | None],
     ours: tuple[str | None, bytes | None, float | None],
     theirs: tuple[str | None, bytes | None, float | None],
+    index_path: str = "MEMORY.md",
 ) -> tuple[bytes, bytes, Resolution | None]:
     """The merged index and topic file with the hook and the description from one side, when
     the base said the same in both, one side changed only the hook and the other only the
-    description. Each side is (its entry's text, its topic file, its commit time)."""
+    description. Each side is (its entry's text, its topic file, its commit time). The
+    resolution names the losing edit where it was made: the hook on `index_path`, or the
+    description on `path` (round 22: named as the topic file, a lost hook was shown as the
+    topic's old description and told as written by whoever wrote the topic)."""
     said = hook(base[0])
     if said is None or said != description(base[1]):
         return merged_index, merged_topic, None
@@ -104,4 +108,6 @@ def decide_together(
     index = _with_hook(merged_index, name, text)  # as the winner wrote it, when it did
     topic = merged_topic if not changed[win][0] else _with_description(merged_topic, text)
     why = reason(ranks[win][0], ranks[lose][0])
-    return index, topic, Resolution(path, "hook and description decided together", win, why)
+    if changed[win][0]:  # the winner's hook: the loser's description lost
+        return index, topic, Resolution(path, DESCRIPTION_DECIDED, win, why)
+    return index, topic, Resolution(index_path, HOOK_DECIDED.format(name=name), win, why)

@@ -28,7 +28,7 @@ from gitmem.core import jsondata
 from gitmem.errors import UsageError
 from gitmem.project.adapters import GEMINI_FILE, gemini_section, with_gemini_section
 from merge_drivers.diff import BoundedMatcher, unified_diff
-from merge_drivers.model import LOSING_REASONS
+from merge_drivers.model import DESCRIPTION_DECIDED, HOOK_DECIDED, LOSING_REASONS
 
 if TYPE_CHECKING:
     from gitmem.project.scopes import Project, Scope
@@ -77,8 +77,8 @@ def lost_edits(project: Project) -> list[LostEdit]:
     """Every lost edit of the memory refs, oldest first, numbered from 1."""
     out = []
     for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(_decisions(project), 1):
-        writer = _writer(project, ref, path, lost, kept, "", "")
-        winner = _writer(project, ref, path, kept, lost, "", "")
+        writer = _writer(project, ref, path, lost, kept, "", "", "", subject)
+        winner = _writer(project, ref, path, kept, lost, "", "", "", subject)
         out.append(
             LostEdit(
                 n,
@@ -202,6 +202,20 @@ def _text(project: Project, path: str, commit: str) -> str:
     return data.decode("utf-8", "replace")
 
 
+_HOOK_DECIDED = re.compile(re.escape(HOOK_DECIDED).replace(re.escape("{name}"), "(.+)"))
+
+
+def _partner(path: str, subject: str) -> str | None:
+    """The other file of a hook and description decided together: its writer may have
+    written the version there (the winner changed the description, the loser the hook)."""
+    folder = path.rpartition("/")[0]
+    prefix = f"{folder}/" if folder else ""
+    m = _HOOK_DECIDED.fullmatch(subject)
+    if m:
+        return prefix + m[1]
+    return prefix + "MEMORY.md" if subject == DESCRIPTION_DECIDED else None
+
+
 def _selected(subject: str, merged: list[str], lost: list[str]) -> list[tuple[int, int, int, int]]:
     """The changes from the merged lines to the losing side's that the decision was about."""
     ops = [
@@ -217,6 +231,22 @@ def _selected(subject: str, merged: list[str], lost: list[str]) -> list[tuple[in
     if m:
         at = int(m[1])
         return [o for o in ops if o[0] <= at <= o[1]]
+    # a line-keyed decision (an entry, a field) is about its own line: lines rewritten one for
+    # one are each their own change (round 22: a neighbour's line edited too came back with it)
+    ops = [
+        (i1 + k, i1 + k + 1, j1 + k, j1 + k + 1) if i2 - i1 == j2 - j1 else (i1, i2, j1, j2)
+        for i1, i2, j1, j2 in ops
+        for k in range(i2 - i1 if i2 - i1 == j2 - j1 else 1)
+    ]
+    m = _HOOK_DECIDED.fullmatch(subject)
+    if m:  # the index line of that topic file
+        return [
+            o
+            for o in ops
+            if any(f"]({m[1]})" in ln for ln in merged[o[0] : o[1]] + lost[o[2] : o[3]])
+        ]
+    if subject == DESCRIPTION_DECIDED:
+        subject = "field description"
     word = subject.partition(" ")[2]
     if subject.startswith("entry ") and word:
         return [o for o in ops if any(word in ln for ln in merged[o[0] : o[1]] + lost[o[2] : o[3]])]
@@ -571,7 +601,7 @@ def losses_to_tell(
             here = mine is not None
             if side == mine:
                 continue  # the other side's edit lost: it never was here; its writer is told
-            writer = _writer(project, ref, path, lost, kept, me, host, my_email)
+            writer = _writer(project, ref, path, lost, kept, me, host, my_email, subject)
             key = (path, writer.commit)
             if key in told or (key in seen and key not in new_here):
                 continue  # told before, or by an earlier merge of this run
@@ -581,7 +611,7 @@ def losses_to_tell(
                 continue  # a merge made elsewhere against an edit this machine never held
             seen.add(key)
             new_here.add(key)
-            winner = _writer(project, ref, path, kept, lost, me, host, my_email)
+            winner = _writer(project, ref, path, kept, lost, me, host, my_email, subject)
             found.append(
                 Loss(kind, ref, row["commit"], path, subject or "file", why, writer, winner)
             )
@@ -616,22 +646,17 @@ def _writer(
     me: str,
     host: str,
     my_email: str = "",
+    subject: str = "",
 ) -> Writer:
     """Who wrote `path` as `side` holds it: the newest commit of `side` not in `other` that
-    changed it (the side's newest commit when none names it: an encrypted name)."""
-    from gitmem.history.versions import _stored_path, locate
-
+    changed it (the side's newest commit when none names it: an encrypted name); for a hook
+    and description decided together, that changed it or its partner (`_partner`)."""
     repo = project.repo
     tip = repo.resolve(ref)
-    stored = _STORED.get((ref, tip or "", path))
-    if stored is None:
-        try:
-            stored = _stored_path(project, locate(project, path), tip)
-        except UsageError:
-            stored = [path]
-        if len(_STORED) > 4096:  # a long-lived process (the MCP server): bounded
-            _STORED.clear()
-        _STORED[(ref, tip or "", path)] = stored
+    partner = _partner(path, subject)
+    stored = _stored(project, ref, tip, path)
+    if partner is not None:
+        stored = [*stored, *_stored(project, ref, tip, partner)]
     rows = (
         repo.log(f"{other}..{side}", stored, 1)
         or repo.log(side, stored, 1)  # `side` descends from `other` (the disk's version)
@@ -644,6 +669,21 @@ def _writer(
     alike = bool(me) and name == me and on == host
     same = alike and (not my_email or email == my_email)
     return Writer(rows[0]["commit"], name, on, same, email, alike and not same)
+
+
+def _stored(project: Project, ref: str, tip: str | None, path: str) -> list[str]:
+    from gitmem.history.versions import _stored_path, locate
+
+    stored = _STORED.get((ref, tip or "", path))
+    if stored is None:
+        try:
+            stored = _stored_path(project, locate(project, path), tip)
+        except UsageError:
+            stored = [path]
+        if len(_STORED) > 4096:  # a long-lived process (the MCP server): bounded
+            _STORED.clear()
+        _STORED[(ref, tip or "", path)] = stored
+    return stored
 
 
 def made_on(subject: str) -> str:

@@ -434,6 +434,15 @@ def _decide_together(
         if not names:
             continue
         eb, eo, et = (linked(repo.read_blob(x)) for x in (bi, oi, ti))
+
+        def when(
+            side: Mapping[str, str], times: Mapping[str, float], path: str, index: str = index_path
+        ) -> float | None:
+            # the time of the side's own edit: its topic file's, or (the topic as the base
+            # had it) its index's — round 22: a hook edited last lost as "older" to a
+            # description edited before it, the topic's old time standing for the hook
+            return times.get(path) if side[path] != base[path] else times.get(index)
+
         index = original = repo.read_blob(result.files[index_path])
         for name in sorted(names):
             path = prefix + name
@@ -444,8 +453,9 @@ def _decide_together(
                 index,
                 topic,
                 (eb.get(name), repo.read_blob(base[path])),
-                (eo.get(name), repo.read_blob(of[path]), ot.get(path)),
-                (et.get(name), repo.read_blob(tf[path]), tt.get(path)),
+                (eo.get(name), repo.read_blob(of[path]), when(of, ot, path)),
+                (et.get(name), repo.read_blob(tf[path]), when(tf, tt, path)),
+                index_path,
             )
             if note is None:
                 continue

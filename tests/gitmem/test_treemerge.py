@@ -203,7 +203,7 @@ def test_a_hook_and_a_description_edited_on_two_sides_come_from_one_side(
     assert "- [Testing](testing.md) — unit tests: pytest\n" in out["MEMORY.md"]
     assert "description: unit tests: pytest\n" in out["testing.md"]  # as the winner wrote it
     assert "confidence: 0.9" in out["testing.md"]
-    assert any("hook and description decided together" in r for r in merged.resolutions)
+    assert any("decided with" in r for r in merged.resolutions)
 
 
 @pytest.mark.parametrize("swap", [False, True])

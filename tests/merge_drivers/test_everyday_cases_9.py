@@ -627,8 +627,8 @@ case(
         ),
         BL.replace("in review;", "in final review;"),
     ],
-    # acceptable: the word kept, the join (formatting: nothing said is lost) not
-    ["piggybacked on turns\n- 🚧 PR #195 in final review; brain-runtime.ts"],
+    # good since round 22 (before, acceptable: the word kept, the join not): both
+    ["piggybacked on turns; 🚧 PR #195 in final review; brain-runtime.ts"],
 )
 CO = (
     "---\nname: kills\ndescription: background task kills\ntype: feedback\n---\n\n"
