@@ -43,6 +43,14 @@ def merge_file(
     ti = theirs_info or _NO_INFO
     if ours == theirs:
         return MergeResult(ours)
+    if ours is not None and theirs is not None and not (base or b"").strip():
+        # over a blank base, a side that wrote only blanks wrote nothing: the other side's
+        # text as it stands (`''`/`alpha`/`\n` gave `\nalpha`, and merged again with `alpha`,
+        # `alpha`: not idempotent; #24, round 22)
+        if not ours.strip() and theirs.strip():
+            ours = base
+        elif not theirs.strip() and ours.strip():
+            theirs = base
     if ours == base or theirs == base:
         kept, info = (theirs, ti) if ours == base else (ours, oi)
         if kept is not None and _over_caps(path, kept):  # the merge archives the overflow

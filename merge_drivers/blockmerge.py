@@ -1174,28 +1174,41 @@ def _blanks_restyled(z: Unit, a: Unit, b: Unit) -> Unit | None:
     them (both: the winner `a`'s) — an edit written as the re-formatting side formats (#24,
     round 21: before, a line one side edited kept the trailing blanks the other stripped).
     Blanks added to a line the other side rewrote are not kept: a rewrite is not beaten by
-    whitespace. None when no side changed blanks (the other merges decide, as they did)."""
+    whitespace — unless they are a hard line break (two spaces at the end of a line the block
+    goes on after: Markdown renders a new line there; round 22). None when no side changed
+    blanks (the other merges decide, as they did)."""
     if not (len(z.body) == len(a.body) == len(b.body)):
         return None
     lines, restyled = [], False
-    for lz, la, lb in zip(z.body, a.body, b.body, strict=True):
-        (cz, bz, ez), (ca, ba, ea), (cb, bb, eb) = (_tail(x) for x in (lz, la, lb))
+    last = len(z.body) - 1
+    prose = z.kind == a.kind == b.kind and z.kind in ("paragraph", "item", "quote")
+    for i, (lz, la, lb) in enumerate(zip(z.body, a.body, b.body, strict=True)):
+        (cz, bz, ez), (ca, ba, ea), (cb, bb, eb) = (_tail(x, prose) for x in (lz, la, lb))
         if ca != cz and cb != cz and ca != cb:
             return None  # the text changed two ways: the line's own merge
         restyled = restyled or (ba, ea) != (bz, ez) or (bb, eb) != (bz, ez)
         text = cb if ca == cz else ca
         by_a = ba != bz  # whose blanks: the side that changed them
         blanks = ba if by_a else bb
-        if len(blanks) > len(bz) and text != cz and by_a == (ca == cz):
+        hard = (
+            prose
+            and i < last
+            and blanks.endswith((b"  ", b"\\"))
+            and not bz.endswith((b"  ", b"\\"))
+        )
+        if len(blanks) > len(bz) and text != cz and by_a == (ca == cz) and not hard:
             blanks = bb if by_a else ba  # blanks added where the other side rewrote
         lines.append(text + blanks + (eb if ea == ez else ea))
     return _one(lines, a.gap if a.gap != z.gap else b.gap) if restyled else None
 
 
-def _tail(line: bytes) -> tuple[bytes, bytes, bytes]:
-    """A line's text, the blanks after it and its line end."""
+def _tail(line: bytes, prose: bool = False) -> tuple[bytes, bytes, bytes]:
+    """A line's text, the blanks after it and its line end; in `prose` a backslash ending the
+    line (a hard break, as two spaces are) counts with the blanks."""
     end = len(line.rstrip(b"\r\n"))
     n = len(line[:end].rstrip(b" \t"))
+    if prose and line[:n].endswith(b"\\") and not line[:n].endswith(b"\\\\"):
+        n -= 1
     return line[:n], line[n:end], line[end:]
 
 

@@ -1532,10 +1532,30 @@ def merge_block(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
         if lines is not None:
             return lines
     sides = [(x + "\n").encode() for x in (base, win, lose)]
+    # a tie merges words only where the words say it is formatting: one side re-wrapped (its
+    # words the base's) or the two differ by their wrap alone (a merge merged again with a
+    # side); a word both changed still goes to the greater hunk (round 22: the pure merge lost
+    # the re-wrap the git driver, with ranks, kept). Words on every tie: more laws broken.
+    wrap = one and tie and _rewrapped(base, win, lose)
     body, res = merge_body(
-        "", sides[0], sides[1], sides[2], "win", "", by_line=one, by_hunk=tie, finer=one and not tie
+        "",
+        sides[0],
+        sides[1],
+        sides[2],
+        "win",
+        "",
+        by_line=one,
+        by_hunk=tie,
+        finer=one and (wrap or not tie),
     )
     return body.decode().removesuffix("\n"), any(r.winner == "win" for r in res)
+
+
+def _rewrapped(base: str, win: str, lose: str) -> bool:
+    """Whether one side only re-wrapped the paragraph (its words the base's, its line breaks
+    not), or the two sides hold the same words wrapped apart."""
+    z, w, x = base.split(), win.split(), lose.split()
+    return w == x or (z in (w, x) and base.count("\n") != (win if w == z else lose).count("\n"))
 
 
 def _line_for_line(base: str, win: str, lose: str) -> tuple[str, bool] | None:

@@ -1,0 +1,95 @@
+"""The merge residues round 21 named (issue 24, round 22; docs/merge.md "Round 22: residues"):
+each case written first as the bytes a careful human would sign, merged both directions and
+merged again with either side (`check_case`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from merge_drivers import merge_file
+from tests.merge_drivers.test_everyday_20 import sub
+from tests.support.sweep import SweepCase, check_case
+
+INDEX = "MEMORY.md"
+MEMORY = (
+    b"# Memory\n\n"
+    b"Index of what this project has learned; newest notes go in topic files.\n"
+    b"Older notes are archived once a quarter.\n\n"
+    b"## Deploy\n\n"
+    b"- [Deploy](deploy.md) \xe2\x80\x94 how the web app ships\n"
+)
+PROSE = b"# Build\n\nRun make.\nThen test.\nThen ship.\n"
+
+CASES: dict[str, SweepCase] = {
+    # 1. an index paragraph re-wrapped on one side, a word edited on the other: on a tie (no
+    # ranks) as through the git driver — the word and the new wrap
+    "MEMORY.md: the intro re-wrapped vs a word edited on another line": (
+        INDEX,
+        MEMORY,
+        sub(MEMORY, ("learned; newest", "learned;\nnewest")),
+        sub(MEMORY, ("once a quarter", "twice a year")),
+        sub(MEMORY, ("learned; newest", "learned;\nnewest"), ("once a quarter", "twice a year")),
+    ),
+    "MEMORY.md: the intro joined into one line vs a word edited": (
+        INDEX,
+        MEMORY,
+        sub(MEMORY, ("files.\nOlder", "files. Older")),
+        sub(MEMORY, ("project has", "repository has")),
+        sub(MEMORY, ("files.\nOlder", "files. Older"), ("project has", "repository has")),
+    ),
+    # 2. a hard line break one side wrote, the other side's rewrite of that line
+    "a hard break (two spaces) vs the line rewritten": (
+        "t.md",
+        PROSE,
+        sub(PROSE, ("Run make.\n", "Run make.  \n")),
+        sub(PROSE, ("Run make.", "Run GNU make -j8.")),
+        sub(PROSE, ("Run make.\n", "Run GNU make -j8.  \n")),
+    ),
+    "a hard break (backslash) vs the line rewritten": (
+        "t.md",
+        PROSE,
+        sub(PROSE, ("Run make.\n", "Run make.\\\n")),
+        sub(PROSE, ("Run make.", "Run GNU make -j8.")),
+        sub(PROSE, ("Run make.\n", "Run GNU make -j8.\\\n")),
+    ),
+    "a hard break on a middle line vs the next line rewritten": (
+        "t.md",
+        PROSE,
+        sub(PROSE, ("Then test.\n", "Then test.  \n")),
+        sub(PROSE, ("Run make.", "Run ninja.")),
+        sub(PROSE, ("Then test.\n", "Then test.  \n"), ("Run make.", "Run ninja.")),
+    ),
+    # neighbour: two spaces after a paragraph's last line break nothing: the rewrite beats them
+    "two spaces after the last line vs that line rewritten": (
+        "t.md",
+        PROSE,
+        sub(PROSE, ("Then ship.\n", "Then ship.  \n")),
+        sub(PROSE, ("Then ship.", "Then deploy.")),
+        sub(PROSE, ("Then ship.", "Then deploy.")),
+    ),
+    # 6. over an empty base, one side wrote text and the other only blanks: the text
+    "'' / 'alpha' / '\\n' (topic)": ("t.md", b"", b"alpha", b"\n", b"alpha"),
+    "'' / 'alpha' / '\\n' (index)": (INDEX, b"", b"alpha", b"\n", b"alpha"),
+    "'' / 'alpha' / '\\n' (text)": ("notes.txt", b"", b"alpha", b"\n", b"alpha"),
+    "'\\n' / 'alpha\\n' / '  \\n\\n'": ("t.md", b"\n", b"alpha\n", b"  \n\n", b"alpha\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_residues(name: str) -> None:
+    """Each case both directions, then merged again with either side: nothing changes."""
+    check_case(CASES[name])
+
+
+def test_a_rewrap_merged_on_a_tie_tells_nothing() -> None:
+    """No word was lost: no `tie-break` line (round 21 told one and kept the words only)."""
+    path, base, ours, theirs, want = CASES[
+        "MEMORY.md: the intro re-wrapped vs a word edited on another line"
+    ]
+    result = merge_file(path, base, ours, theirs)
+    assert result.data == want and not result.resolutions
+
+
+def test_two_blank_sides_over_a_blank_base_stay_blank() -> None:
+    """Both sides blank: not text against blanks (the rule above), the greater blank as before."""
+    assert merge_file("t.md", b"", b"\n", b"\n\n").data in (b"\n", b"\n\n")
