@@ -113,10 +113,14 @@ def test_a_100_mb_file_is_refused_without_being_read(remote: World) -> None:
 
 
 def test_a_history_of_100000_commits_is_validated_in_bounded_time(remote: World) -> None:
-    # commits that change nothing: what is long is the history, not the trees
-    commands = [commit(b"", f"gitmem: sync {i}", parent=True) for i in range(100_000)]
-    commands.append(commit(inline("team/c.md", "caf\xe9\n".encode("utf-16")), parent=True))
+    # commits that change nothing: what is long is the history, not the trees. Only the first
+    # names its parent: `from TEAM^0` reads the ref on disk, which fast-import moves only at its
+    # end (each commit a child of the first, 8.4 CPU-s), where a commit without `from` follows
+    # the last one on its branch (one chain, ~4.5 CPU-s; #23)
+    commands = [commit(b"", f"gitmem: sync {i}", parent=i == 0) for i in range(100_000)]
+    commands.append(commit(inline("team/c.md", "caf\xe9\n".encode("utf-16"))))
     fast_import(remote, commands)
+    assert git(remote, "rev-list", "--count", "--first-parent", TEAM) == "100002"
     seconds, out = timed_validate(remote)  # the tip's tree: a history is not walked
     assert "team/c.md:1: GM111" in out, out
     assert seconds < BOUND, f"{seconds:.2f}s"
