@@ -457,10 +457,6 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
     holds them) answers with the index."""
     if not any(is_index(h.scope, h.path) for h in hits):
         return hits
-    db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines USING "
-        "fts5(line, tokenize='porter unicode61 remove_diacritics 2')"
-    )
     taken = {(h.scope, h.path) for h in hits if not is_index(h.scope, h.path)}
     out: list[Hit] = []
     for h in hits:
@@ -471,12 +467,7 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
         told = about(h.path, lines, h.links_to)
         # one search: each line alone (rowid: its number), then each memory's lines together
         texts = [*lines, *("\n".join(lines[n] for n in ns) for ns in told.values())]
-        db.execute("DELETE FROM temp.lines")
-        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(texts))
-        found = {
-            int(r[0]) for r in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
-        }
-        db.execute("DELETE FROM temp.lines")
+        found = _found(db, texts, match)
         aside = {n for ns in told.values() for n in ns}
         if _noted_inline(lines, found - aside):
             out.append(h)  # a found line that links nowhere: what it says lives in the index
@@ -488,6 +479,20 @@ def _pointed_to(db: sqlite3.Connection, hits: list[Hit], match: str, select: str
                 taken.add((h.scope, target))
                 out.append(_hit(rows[0])._replace(score=h.score, near=h.near))
     return out
+
+
+def _found(db: sqlite3.Connection, texts: Sequence[str], match: str) -> set[int]:
+    """The numbers of the `texts` (an index's lines) the search's MATCH expression finds: a
+    temporary FTS5 table with the index's tokenizer, emptied again."""
+    db.execute(
+        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines USING "
+        "fts5(line, tokenize='porter unicode61 remove_diacritics 2')"
+    )
+    db.execute("DELETE FROM temp.lines")
+    db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(texts))
+    found = {int(r[0]) for r in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])}
+    db.execute("DELETE FROM temp.lines")
+    return found
 
 
 def index_lines(db: sqlite3.Connection, scope: str, path: str) -> list[str]:
@@ -515,10 +520,6 @@ def unkept_link(place: Place, q: Query) -> str | None:
     if match is None:
         return None
     scopes = list(q.scopes) or [s.name for s in place.scopes]
-    db.execute(
-        "CREATE VIRTUAL TABLE IF NOT EXISTS temp.lines USING "
-        "fts5(line, tokenize='porter unicode61 remove_diacritics 2')"
-    )
     rows = rows_where(
         db,
         "SELECT m.scope, m.path, m.links_to FROM text JOIN memory m ON m.id = text.rowid "
@@ -530,12 +531,7 @@ def unkept_link(place: Place, q: Query) -> str | None:
         if not is_index(scope, path) or not any(scope.startswith(s) for s in scopes):
             continue
         lines = index_lines(db, scope, path)
-        db.execute("DELETE FROM temp.lines")
-        db.executemany("INSERT INTO temp.lines(rowid, line) VALUES (?, ?)", enumerate(lines))
-        found = sorted(
-            int(f[0]) for f in db.execute("SELECT rowid FROM lines WHERE lines MATCH ?", [match])
-        )
-        db.execute("DELETE FROM temp.lines")
+        found = sorted(_found(db, lines, match))
         kept = set(json.loads(r["links_to"] or "[]"))
         stems = {posixpath.splitext(posixpath.basename(t))[0].lower() for t in kept}
         unkept: list[str] = []
