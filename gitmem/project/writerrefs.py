@@ -10,7 +10,7 @@ from gitmem.core.sanitize import shown_url
 from gitmem.core.statedir import read_own
 from gitmem.errors import GitmemError
 from gitmem.gitstore.store import Store
-from gitmem.project.scopes import TEAM_REF, Project
+from gitmem.project.scopes import TEAM_REF, Project, refused_hold
 from gitmem.project.state import state_dir, write_atomic
 
 WRITERS = "writers/team/"  # below the ref prefix on the remote, below the remote's tracking
@@ -164,6 +164,9 @@ def listed_by_fetch(project: Project, timeout: float | None = None) -> None:
     folder = tracking_folder(project)
     tracked = fetched_writers(project)
     gone = {t: tip for t, tip in tracked.items() if t[len(folder) :] not in names}
+    # a refused tip held (`held_refused`) of a writer ref deleted there: let go
+    hold = refused_hold(folder)
+    gone |= {h: tip for h, tip in repo.refs(hold).items() if h[len(hold) :] not in names}
     if gone:
         repo.delete_refs(gone)
     lacking = set_listed(project, names, tracked)
@@ -179,7 +182,13 @@ def set_listed(project: Project, listed: dict[str, str], tracked: dict[str, str]
     those to fetch by name. An unchanged one is had (its tracking ref holds the tip)."""
     repo = project.repo
     folder = tracking_folder(project)
-    moved = {n: tip for n, tip in listed.items() if tracked.get(folder + n) != tip}
+    held = held_refused(project)
+    # a tip refused here and held is told again by the check (`WriterRefs.check`), not taken
+    moved = {
+        n: tip
+        for n, tip in listed.items()
+        if tracked.get(folder + n) != tip and held.get(folder + n) != tip
+    }
     have = {n for n, tip in moved.items() if repo.object_type(tip) == "commit"}
     if have and not repo.whole([moved[n] for n in have]):
         have = set()  # a fetch killed while unpacking left a commit without its tree: by name
@@ -414,6 +423,15 @@ def unmerged(project: Project, save: bool = True, held: Sequence[str] = ()) -> d
         still = repo.unreached(tracking_folder(project), others)
         taken = {t: tip for t, tip in taken.items() if still.get(t) == tip}
     return taken
+
+
+def held_refused(project: Project) -> dict[str, str]:
+    """tracking ref -> the refused tip held for it (`refused_hold`, sync/gatecheck.py) of each
+    writer ref: a remote that lists the same tip again is neither fetched nor checked for it
+    (#23, round 22). From our refs' cache: no process."""
+    folder = tracking_folder(project)
+    hold = refused_hold(folder)
+    return {folder + h[len(hold) :]: tip for h, tip in project.repo.refs(hold).items()}
 
 
 def refused_before(repo: Store) -> set[str]:

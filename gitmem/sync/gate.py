@@ -48,9 +48,15 @@ class RemoteGate:
     def _release(self, tracking: str, writer: bool) -> None:
         """The remote's tip of `tracking` is gone or one we hold: a refused tip held for it
         (gatecheck `_hold`) keeps hostile objects from `git gc` for nothing now. From our
-        refs' cache: no process unless one is held."""
-        if not writer and self.repo.resolve(refused_hold(tracking)) is not None:
+        refs' cache: no process unless one is held. A writer ref's alike (round 22)."""
+        if self.repo.resolve(refused_hold(tracking)) is not None:
             self.checks().release(tracking)
+
+    def refused_again(self, ref: str, tracking: str, commit: str) -> bool:
+        """The writer tip `commit` of `tracking`, refused before and held, listed again by the
+        remote: refused in the same words, neither fetched nor walked (`TipChecks.told_again`);
+        False when that refusal is not kept any more (the hold let go: taken anew next sync)."""
+        return self.checks().told_again(ref, tracking, commit)
 
     def checks(self) -> TipChecks:
         """The checks, made at the first tip that needs them (or a merge's identity file):

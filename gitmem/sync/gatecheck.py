@@ -53,7 +53,7 @@ class TipChecks:
             where = self.project.source_name(ref)
             since = load_checked(self.repo.common_dir, tracking)
             if writer:
-                where = f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
+                where = self._writer_where(tracking)
                 # a writer tip is the team's tree with a few files changed: checked along them
                 since = since or load_checked(self.repo.common_dir, self.project.tracking_ref(ref))
             meta, findings, counts = self._tree(commit, where, since, local)
@@ -76,8 +76,9 @@ class TipChecks:
                 if not self._plain_personal(pin, counts, since):
                     self._verify_personal(ref, commit, local, pin)
         except (UntrustedTreeError, TamperedRef) as exc:
-            if writer:  # its tracking ref dropped: never merged; the next fetch checks it anew
+            if writer:  # its tracking ref dropped: never merged; its tip held (`told_again`)
                 self.repo.delete_ref(tracking, commit)
+                self._hold(tracking, commit)
                 self.result.refused.append(exc)
                 return False
             self._unfetch(ref, commit)
@@ -94,8 +95,7 @@ class TipChecks:
                 raise self.result.refused[0] from None  # nothing else to sync
             return False
         self.run.checked.add(commit)
-        if not writer:
-            self._hold(tracking, None)  # a tip passed: nothing refused is held for it any more
+        self._hold(tracking, None)  # a tip passed: nothing refused is held for it any more
         if counts is not None:  # the next tip of this ref is checked along its changes
             save_checked(self.repo.common_dir, tracking, counts)
         notes = self.result.report(ref).notes
@@ -104,6 +104,23 @@ class TipChecks:
                 notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
             if finding.code == "GM113":
                 self._not_utf8(ref, finding)
+        return True
+
+    def _writer_where(self, tracking: str) -> str:
+        return f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
+
+    def told_again(self, ref: str, tracking: str, commit: str) -> bool:
+        """The held refused writer tip `commit` of `tracking` (of `ref`), listed again by the
+        remote: its kept refusal said again (refused.json), nothing fetched nor walked. None
+        kept (other rules, or forgotten): the hold let go, so the next sync takes the tip
+        anew and checks it under today's rules (its objects are here: no fetch)."""
+        known = load_refused(self.repo.common_dir, self._writer_where(tracking), commit)
+        if known is None:
+            self._hold(tracking, None)
+            return False
+        kind, message, hint, tool_hint = known
+        error = TamperedRef if kind == "tampered" else UntrustedTreeError
+        self.result.refused.append(error(message, hint, tool_hint=tool_hint))
         return True
 
     def _tree(

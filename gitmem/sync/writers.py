@@ -37,6 +37,7 @@ from gitmem.project.writerrefs import (
     WRITERS,
     enabled,
     fetched_writers,
+    held_refused,
     ignored_names,
     known_writer_id,
     merged_tips,
@@ -127,6 +128,11 @@ class WriterRefs:
                 self.passed[tracking] = found[tracking]
             else:
                 refused.append(found[tracking])
+        # refused before and held, listed again with the same tip: said again, not taken
+        # (writerrefs.set_listed skipped it: no fetch, no walk; #23, round 22)
+        for tracking, tip in held_refused(self.project).items():
+            if tracking not in tracked and self.gate.refused_again(TEAM_REF, tracking, tip):
+                refused.append(tip)
         total = max(len(found), len(listing or {}))
         if total > read:
             notes.append(

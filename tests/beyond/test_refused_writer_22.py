@@ -1,0 +1,68 @@
+"""Round 22 (#23): a refused writer ref's tip is held like the team ref's (round 21).
+
+A writer ref (one per writer, merged on read: sync/writers.py) the gate refused had its
+tracking ref dropped, so the tip was reachable from no ref here: every later sync took it
+again and walked the gate to refuse it anew. It is now held on `refused_hold` of its tracking
+ref: the next sync sees the remote list the same tip and neither fetches nor checks it, and
+says the same one line; the hold is let go when the writer ref is deleted or moves to a tip
+that passes.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.writerflood import TEAM, WRITERS
+from benchmarks.writerflood import commits_on_team as _commits_on_team
+from benchmarks.writerflood import plant_writers as _plant_writers
+from gitmem.project.scopes import refused_hold
+from tests.beyond.test_redteam_writers import _tree_with
+from tests.support.teammates import Shared
+from tests.support.world import World
+
+NAME = "0badc0ffee000001"
+
+
+def _synced(world: World, clone: Path) -> tuple[int, str, list[list[str]]]:
+    """`gitmem sync` in `clone`: its exit code, stderr and the argv of each git process it ran."""
+    trace = world.root / "trace-held.json"
+    trace.unlink(missing_ok=True)
+    world.env["GIT_TRACE2_EVENT"] = str(trace)
+    try:
+        run = world.gitmem("-C", str(clone), "sync")
+    finally:
+        del world.env["GIT_TRACE2_EVENT"]
+    events: list[dict[str, Any]] = [json.loads(line) for line in trace.read_text().splitlines()]
+    started = [e["argv"] for e in events if e["event"] == "start" and "/" not in e["sid"]]
+    return run.code, run.err, started
+
+
+def test_a_refused_writer_tip_is_held_not_fetched_again_and_let_go(synced: Shared) -> None:
+    world, _alice, bob, _team = synced
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    (hostile,) = _commits_on_team(world, 1, _tree_with(world, tree, {"auto/x.md": b"planted\n"}))
+    _plant_writers(world, {f"{WRITERS}{NAME}": hostile})
+    tracking = f"refs/gitmem-remotes/origin/{WRITERS.removeprefix('refs/gitmem/')}{NAME}"
+    held = refused_hold(tracking)
+
+    code, err, _ = _synced(world, bob)
+    assert code == 2 and err.count("gitmem: error:") == 1, err
+    assert err.count(NAME) == 1, err  # the writer ref named once
+    assert world.plumb(bob, "rev-parse", held) == hostile
+    assert world.plumb(bob, "for-each-ref", tracking) == ""  # never a tip to merge
+
+    code, err2, started = _synced(world, bob)
+    assert code == 2 and err2 == err, err2  # the same one line, remembered
+    # neither fetched by name, nor checked whole (`rev-list --objects`), nor taken again
+    assert not [argv for argv in started if any(hostile in a or NAME in a for a in argv)]
+    assert len(started) == len(_synced(world, bob)[2])  # a third sync alike: nothing more
+    assert world.plumb(bob, "for-each-ref", tracking) == ""
+    assert world.plumb(bob, "rev-parse", held) == hostile
+
+    world.git("push", "-q", str(world.remote), f":{WRITERS}{NAME}", cwd=world.remote)
+    code, err3, _ = _synced(world, bob)
+    assert code == 0, err3
+    assert world.plumb(bob, "for-each-ref", held) == ""  # deleted there: let go
