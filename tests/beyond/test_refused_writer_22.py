@@ -22,7 +22,7 @@ from tests.beyond.test_redteam_writers import _tree_with
 from tests.support.teammates import Shared
 from tests.support.world import World
 
-NAME = "0badc0ffee000001"
+NAME, GONE = "0badc0ffee000001", "0badc0ffee000002"
 
 
 def _synced(world: World, clone: Path) -> tuple[int, str, list[list[str]]]:
@@ -43,15 +43,17 @@ def test_a_refused_writer_tip_is_held_not_fetched_again_and_let_go(synced: Share
     world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
-    (hostile,) = _commits_on_team(world, 1, _tree_with(world, tree, {"auto/x.md": b"planted\n"}))
-    _plant_writers(world, {f"{WRITERS}{NAME}": hostile})
-    tracking = f"refs/gitmem-remotes/origin/{WRITERS.removeprefix('refs/gitmem/')}{NAME}"
-    held = refused_hold(tracking)
+    hostile, other = _commits_on_team(world, 2, _tree_with(world, tree, {"auto/x.md": b"bad\n"}))
+    _plant_writers(world, {f"{WRITERS}{NAME}": hostile, f"{WRITERS}{GONE}": other})
+    folder = f"refs/gitmem-remotes/origin/{WRITERS.removeprefix('refs/gitmem/')}"
+    tracking = folder + NAME
+    held, held_gone = refused_hold(tracking), refused_hold(folder + GONE)
 
     code, err, _ = _synced(world, bob)
-    assert code == 2 and err.count("gitmem: error:") == 1, err
+    assert code == 2 and err.count("gitmem: error:") == 1, err  # one line, a count for more
     assert err.count(NAME) == 1, err  # the writer ref named once
     assert world.plumb(bob, "rev-parse", held) == hostile
+    assert world.plumb(bob, "rev-parse", held_gone) == other
     assert world.plumb(bob, "for-each-ref", tracking) == ""  # never a tip to merge
 
     code, err2, started = _synced(world, bob)
@@ -62,7 +64,12 @@ def test_a_refused_writer_tip_is_held_not_fetched_again_and_let_go(synced: Share
     assert world.plumb(bob, "for-each-ref", tracking) == ""
     assert world.plumb(bob, "rev-parse", held) == hostile
 
-    world.git("push", "-q", str(world.remote), f":{WRITERS}{NAME}", cwd=world.remote)
+    # one deleted there, one moved to a tip that passes: both let go, the good one merged
+    world.git("update-ref", "-d", f"{WRITERS}{GONE}", cwd=world.remote)
+    good_tree = _tree_with(world, tree, {"team/good.md": b"---\nname: good\n---\nnews\n"})
+    (good,) = _commits_on_team(world, 1, good_tree)
+    world.git("update-ref", f"{WRITERS}{NAME}", good, hostile, cwd=world.remote)
     code, err3, _ = _synced(world, bob)
     assert code == 0, err3
-    assert world.plumb(bob, "for-each-ref", held) == ""  # deleted there: let go
+    assert world.plumb(bob, "for-each-ref", refused_hold(folder)) == ""
+    assert (world.scope_path(bob, "team") / "good.md").read_bytes().endswith(b"news\n")
