@@ -114,14 +114,21 @@ class TipChecks:
         remote: its kept refusal said again (refused.json), nothing fetched nor walked. None
         kept (other rules, or forgotten): the hold let go, so the next sync takes the tip
         anew and checks it under today's rules (its objects are here: no fetch)."""
-        known = load_refused(self.repo.common_dir, self._writer_where(tracking), commit)
+        known = self._kept_refusal(self._writer_where(tracking), commit)
         if known is None:
             self._hold(tracking, None)
             return False
+        self.result.refused.append(known)
+        return True
+
+    def _kept_refusal(self, where: str, commit: str) -> UntrustedTreeError | TamperedRef | None:
+        """The refusal of `commit` as `where` kept under the current rules, as an error."""
+        known = load_refused(self.repo.common_dir, where, commit)
+        if known is None:
+            return None
         kind, message, hint, tool_hint = known
         error = TamperedRef if kind == "tampered" else UntrustedTreeError
-        self.result.refused.append(error(message, hint, tool_hint=tool_hint))
-        return True
+        return error(message, hint, tool_hint=tool_hint)
 
     def _tree(
         self, commit: str, where: str, since: Checked | None, local: str | None
@@ -130,11 +137,9 @@ class TipChecks:
         the same rules is refused again in the same words without a walk (round 20: a
         1,000,000-file tree left on the remote cost every later sync 2.5 s)."""
         common = self.repo.common_dir
-        known = load_refused(common, where, commit)
+        known = self._kept_refusal(where, commit)
         if known is not None:
-            kind, message, hint, tool_hint = known
-            error = TamperedRef if kind == "tampered" else UntrustedTreeError
-            raise error(message, hint, tool_hint=tool_hint)
+            raise known
         try:
             return check_tree(self.repo, commit, where, since=since, ours=lambda: self._ours(local))
         except (UntrustedTreeError, TamperedRef) as exc:
