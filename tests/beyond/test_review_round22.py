@@ -42,3 +42,25 @@ def test_a_remote_git_reads_as_no_promisor_keeps_its_uploadpack(synced: Shared, 
     world.git("config", "remote.origin.uploadpack", "git-upload-pack-elsewhere", cwd=bob)
     run = world.gitmem("-C", str(bob), "sync", timeout=30)
     assert run.code == 0, run.err + run.out
+
+
+def test_an_index_of_many_lines_to_one_memory_is_read_in_linear_time() -> None:
+    """A teammate's MEMORY.md of 1 MiB (the largest the recall index reads, MAX_FILE), each
+    line linking to one memory: every listing reads its pointers since round 22
+    (`_pointer_lists`: `query --recent`, the MCP `recent` tool) and a search finding it
+    (`_pointed_to`). `pointers` and `about` kept what they found in lists, each line asking
+    all before it: 20,000 lines took 8 CPU-s, 80,000 minutes. Now each is one pass."""
+    import time
+
+    from gitmem.recall.query import about, pointers
+    from gitmem.recall.searchindex import MAX_FILE
+
+    line = "- [a](x.md)\n  more about it\n"
+    lines = (line * (MAX_FILE // len(line))).splitlines()
+    started = time.process_time()
+    found = pointers("MEMORY.md", lines, ["x.md"])
+    told = about("MEMORY.md", lines, ["x.md"])
+    took = time.process_time() - started
+    assert len(found) == len(lines) // 2 and found[:2] == [(0, "x.md"), (2, "x.md")]
+    assert told == {"x.md": list(range(len(lines)))}  # each line linking, and its own next one
+    assert took < 3.0, took  # ~0.3 s one pass; quadratic: minutes
