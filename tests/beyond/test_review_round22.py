@@ -3,6 +3,9 @@ the review found it, and passes with its fix."""
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from tests.support.teammates import Shared
@@ -64,3 +67,42 @@ def test_an_index_of_many_lines_to_one_memory_is_read_in_linear_time() -> None:
     assert len(found) == len(lines) // 2 and found[:2] == [(0, "x.md"), (2, "x.md")]
     assert told == {"x.md": list(range(len(lines)))}  # each line linking, and its own next one
     assert took < 3.0, took  # ~0.3 s one pass; quadratic: minutes
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_a_name_with_a_fullwidth_slash_beside_a_folder_merges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, swap: bool
+) -> None:
+    """Round 22's lookalike fold (`as_seen`) read `a／b.md` (U+FF0F, fullwidth solidus) as
+    `a/b.md`, a path of two names: one side adding `a/b.md` and the other `a／b.md`, the
+    tree merge took them for one file spelled twice and failed (IndexError in
+    `_separate_fold_clashes`: a name has no folder to move into) — no merge at all. A name's
+    fold is one name: `／` stays itself, and the two files merge side by side."""
+    from gitmem.gitstore import Repository
+    from gitmem.merge.tree import merge_trees
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    subprocess.run(["git", "init", "-q", str(tmp_path / "r")], check=True)
+    repo = Repository(tmp_path / "r")
+    index = repo.write_blob(b"# Memory\n")
+    one = {"auto/MEMORY.md": index, "auto/a/b.md": repo.write_blob(b"---\nname: b\n---\nin a\n")}
+    other = {
+        "auto/MEMORY.md": index,
+        "auto/a\uff0fb.md": repo.write_blob(b"---\nname: c\n---\nx\n"),
+    }
+    sides = [one, other][::-1] if swap else [one, other]
+    out = merge_trees(repo, {"auto/MEMORY.md": index}, sides[0], sides[1]).files
+    assert out == {**one, **other}
+
+
+def test_a_folder_named_by_hidden_characters_alone_is_a_level_of_its_own() -> None:
+    """`collisions` joined a top-level name that folds to "" (a zero-width space alone) with
+    the next without a separator: `\\u200b/a.md` and `ａ.md` were one path to it, and the tree
+    merge moving `ａ.md` into a folder it has not failed (IndexError) — a merge must be total."""
+    from gitmem.core.namefold import collisions
+    from gitmem.merge.tree import _separate_fold_clashes
+
+    files = {"\u200b/a.md": "1" * 40, "\uff41.md": "2" * 40}
+    assert collisions(sorted(files)) == {}
+    assert _separate_fold_clashes(dict(files), {"\u200b/a.md": "1" * 40}, {}) == {}
