@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.beyond.test_redteam_round22 import evil_upload_pack
 from tests.support.teammates import Shared
 
 
@@ -23,11 +24,7 @@ def test_a_promisor_remote_git_reads_as_true_is_a_partial_clone_too(
     world.git("config", "remote.origin.promisor", value, cwd=bob)
     # git's own reading of the value: a promisor remote
     assert world.git("config", "--type=bool", "remote.origin.promisor", cwd=bob).strip() == "true"
-    ran = world.root / "ran"
-    evil = world.root / "evil-upload-pack"
-    evil.write_text(f'#!/bin/sh\necho "$@" >> {ran}\nexec git-upload-pack "$@"\n')
-    evil.chmod(0o755)
-    world.git("config", "remote.origin.uploadpack", str(evil), cwd=bob)
+    ran = evil_upload_pack(synced)
     run = world.gitmem("-C", str(bob), "sync", timeout=30)
     assert run.code == 2, run.err + run.out
     assert "remote.origin.uploadpack names" in run.err and "partial clone" in run.err
