@@ -42,3 +42,24 @@ def test_an_empty_search_of_an_index_of_dead_links_answers_in_one_pass(
         "00000, 00001, 00002 and 74894 more, which are no memory here"
     ), said
     assert took < 12.0, took  # ~4 s one pass (the index built too); quadratic: ~30 s more
+
+
+def test_a_record_beside_a_name_it_reads_as_is_told_why(project: tuple[World, Path]) -> None:
+    """Round 22 folds letters that look alike (`core/namefold.fold`); `record`'s refusal of a
+    name one with another (`recall/record._not_one_file_with_another`) kept saying "one file
+    on macOS and Windows (letter case or Unicode normalization)" of `dеploys.md` (a Cyrillic
+    е) beside `deploys.md`, which is two files everywhere. It says what the two share now;
+    a case apart is told as before."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"deploys.md": "---\nname: deploys\n---\nTuesdays.\n"})
+    for name, said in (
+        (
+            "d\u0435ploys.md",
+            "'d\\u0435ploys.md' is read as 'deploys.md' (names differing only by letters that look",
+        ),
+        ("DEPLOYS.md", "is one file with 'deploys.md' on macOS and Windows (names differing "),
+    ):
+        run = world.gitmem("-C", str(clone), "record", "--title", "t", "--file", name, "x")
+        assert run.code == 2 and said in run.err, run.err
+        assert not (auto / name).exists()
