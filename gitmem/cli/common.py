@@ -521,8 +521,12 @@ def add_group(
     sub: argparse._SubParsersAction[Any],
     name: str,
     summary: str,
+    default: str | None = None,
 ) -> tuple[Parser, argparse._SubParsersAction[Any]]:
-    """A command with subcommands (`gitmem drivers install`)."""
+    """A command with subcommands (`gitmem drivers install`). `default`: the read-only
+    subcommand the group runs alone, as `git remote` lists (`gitmem hooks` is `hooks status`);
+    without one the group alone is one error line naming its subcommands (round 22: help on
+    stdout, exit 2 and no error line)."""
     group: Parser = sub.add_parser(
         name,
         help=summary,
@@ -530,7 +534,7 @@ def add_group(
         parents=[anywhere_options()],
         formatter_class=HelpFormatter,
     )
-    group.set_defaults(group_parser=group)
+    group.set_defaults(group_parser=group, group_default=default)
     return group, group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
 
 
