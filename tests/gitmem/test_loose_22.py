@@ -3,9 +3,16 @@ log --json's note, paths answered in the user's terms."""
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 
 from gitmem.cli import main
+from tests.support.world import REPO_ROOT, World
 
 
 @pytest.mark.parametrize(("group", "listing"), [("hooks", "user"), ("drivers", "gitmem-index")])
@@ -16,3 +23,49 @@ def test_a_group_alone_runs_its_listing(
     assert main([group]) == 0
     out, err = capsys.readouterr()
     assert listing in out and not err
+
+
+def _in_group(pgid: int) -> list[str]:
+    """The command lines of the processes of process group `pgid` (from /proc)."""
+    left = []
+    for entry in os.listdir("/proc"):
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            cmdline = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except (OSError, ValueError):
+            continue
+        fields = stat.rpartition(")")[2].split()  # after the command's name: state, ppid, pgrp
+        if entry.isdigit() and int(fields[2]) == pgid and fields[0] != "Z":
+            left.append(cmdline.replace(b"\0", b" ").decode(errors="replace"))
+    return left
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads /proc")
+def test_the_session_start_hook_leaves_nothing_in_its_process_group(world: World) -> None:
+    # its git cat-file reader was left to end on EOF after the hook exited: still in the
+    # caller's process group (farm-bench: "left running in the group") — now waited for
+    laptop, desktop = world.clone("laptop"), world.clone("desktop")
+    auto = world.scope_path(laptop, "auto")
+    auto.mkdir(parents=True)
+    (auto / "MEMORY.md").write_text("- [Style](style.md) — tabs, not spaces\n")
+    (auto / "style.md").write_text("tabs\n")
+    world.ok("-C", str(laptop), "push")
+    payload = json.dumps({"cwd": str(desktop), "hook_event_name": "SessionStart"}).encode()
+    for _ in range(3):
+        out = (world.root / "hook.out").open("w")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "gitmem", "pull", "--hook"],
+            cwd=world.root,
+            stdin=subprocess.PIPE,
+            stdout=out,
+            stderr=subprocess.DEVNULL,  # a pipe is held by what is left: reading it would wait
+            env={**world.env, "PYTHONPATH": str(REPO_ROOT)},
+            start_new_session=True,  # its own group, as Claude Code and farm-bench start it
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(payload)
+        proc.stdin.close()
+        assert proc.wait(timeout=60) == 0 and _in_group(proc.pid) == []
+        (auto / "style.md").write_text(f"tabs {_}\n")
+        world.ok("-C", str(laptop), "push")
+    assert "auto/style.md" in (world.root / "hook.out").read_text()
