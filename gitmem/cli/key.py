@@ -13,11 +13,11 @@ from gitmem.cli.common import (
     command,
     directory,
     echo,
-    not_granted_here,
     open_project_from,
     plural,
 )
 from gitmem.cli.jsonout import add_json_messages
+from gitmem.commands.sealed import not_granted_here
 from gitmem.core.userdirs import users_own
 
 

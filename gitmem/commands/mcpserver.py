@@ -629,9 +629,12 @@ def build(recall: Recall) -> MCPServer:
     )
     @failing
     def history(id: str | None = None, limit: int = 20) -> dict[str, Any] | str:
+        from gitmem.commands.sealed import sealed_here as keyed_doors
         from gitmem.history.versions import memory_log
 
-        rows = memory_log(recall.project(), id, listed(limit))
+        project = recall.project()
+        with keyed_doors(project, id):  # not granted here: the key's hint, as the CLI's log
+            rows = memory_log(project, id, listed(limit))
         if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
             return NO_HISTORY
         from gitmem.history.versions import gitmem_subject

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from gitmem.cli import main
-from tests.support.world import REPO_ROOT, World
+from tests.support.world import REPO_ROOT, World, write_files
 
 
 @pytest.mark.parametrize(("group", "listing"), [("hooks", "user"), ("drivers", "gitmem-index")])
@@ -69,3 +71,33 @@ def test_the_session_start_hook_leaves_nothing_in_its_process_group(world: World
         (auto / "style.md").write_text(f"tabs {_}\n")
         world.ok("-C", str(laptop), "push")
     assert "auto/style.md" in (world.root / "hook.out").read_text()
+
+
+def test_one_key_hint_at_every_door_mcp_and_log_json_included(tmp_path: Path) -> None:
+    # a second machine before the grant: the MCP history tool said "a sync brings it" (which
+    # changes nothing) and `log --json` left out the note the text prints
+    from tests.recall.test_mcp import session_script
+
+    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
+    desk.make_remote()
+    here = desk.clone("p")
+    write_files(desk.scope_path(here), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    write_files(desk.scope_path(here, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
+    desk.ok("-C", str(here), "sync")
+    there = laptop.clone("p", url=str(desk.remote))
+    (recipient,) = set(
+        re.findall(r"gitmem key grant '([^']+)'", laptop.ok("-C", str(there), "sync"))
+    )
+    grant = f"gitmem key grant '{recipient}'"
+
+    run = laptop.gitmem("-C", str(there), "log", "--json")
+    assert run.code == 0 and any(r["ref"] for r in json.loads(run.out)), run.out
+    assert run.err.startswith("note: your personal memory's history is not listed: "), run.err
+    assert grant in run.err
+
+    async def steps(session: Any) -> Any:
+        return await session.call_tool("history", {"id": "auto/b.md"})
+
+    result = session_script(laptop, there, steps)
+    told = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+    assert result.is_error and grant in told and "the sync tool" not in told, told
