@@ -77,3 +77,21 @@ def test_one_key_hint_at_every_door_mcp_and_log_json_included(tmp_path: Path) ->
     result = session_script(laptop, there, steps)
     told = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
     assert result.is_error and grant in told and "the sync tool" not in told, told
+
+
+def test_restore_from_a_subfolder_names_the_file_as_typed_there(world: World) -> None:
+    # it answered `restored .claude/agent-memory/x.md`: the path from the project's top, where
+    # the user typed x.md; as git names files from a subfolder (`git status`: ../y)
+    a = world.clone("a")
+    folder = a / ".claude" / "agent-memory" / "reviewer"
+    write_files(folder, {"MEMORY.md": "- [X](x.md) — x\n", "x.md": "x\n"})
+    world.ok("-C", str(a), "sync")
+    (folder / "x.md").unlink()
+    run = world.gitmem("restore", "x.md", cwd=folder)
+    assert run.code == 0 and run.out.startswith("restored x.md from "), run.out + run.err
+    run = world.gitmem("restore", "reviewer/x.md", cwd=folder.parent)
+    assert run.out.startswith("reviewer/x.md already holds the version of "), run.out
+    run = world.gitmem("-C", str(a), "restore", ".claude/agent-memory/reviewer/x.md")
+    assert run.out.startswith(".claude/agent-memory/reviewer/x.md already holds"), run.out
+    # a memory id names the stored file, from anywhere, as git's log and diff name them
+    assert "A agents/reviewer/x.md" in world.ok("log", "x.md", cwd=folder)
