@@ -529,7 +529,9 @@ def add_group(
     group: Parser = sub.add_parser(
         name,
         help=summary,
-        description=summary,
+        description=f"{summary}\nAlone, gitmem {name} runs gitmem {name} {default}."
+        if default
+        else summary,
         parents=[anywhere_options()],
         formatter_class=HelpFormatter,
     )
