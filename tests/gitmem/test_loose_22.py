@@ -72,11 +72,16 @@ def test_one_key_hint_at_every_door_mcp_and_log_json_included(tmp_path: Path) ->
     assert grant in run.err
 
     async def steps(session: Any) -> Any:
-        return await session.call_tool("history", {"id": "auto/b.md"})
+        return [
+            await session.call_tool(name, arguments)
+            for name, arguments in (("history", {"id": "auto/b.md"}), ("search", {"text": "b"}))
+        ]
 
-    result = session_script(laptop, there, steps)
-    told = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
-    assert result.is_error and grant in told and "the sync tool" not in told, told
+    sealed, search = session_script(laptop, there, steps)
+    told = "".join(c.text for c in sealed.content if getattr(c, "type", "") == "text")
+    assert sealed.is_error and grant in told and "the sync tool" not in told, told
+    note = json.loads(search.content[0].text)["note"]
+    assert grant in note and "sync_status says" not in note, note
 
 
 def test_restore_from_a_subfolder_names_the_file_as_typed_there(world: World) -> None:
