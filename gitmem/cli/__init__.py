@@ -151,7 +151,7 @@ def _group_alone(args: argparse.Namespace, argv: list[str]) -> argparse.Namespac
     if default is not None:  # every option the group took stays before its subcommand
         return build_parser([*argv, default]).parse_args([*argv, default])
     group = args.group_parser
-    names = [a.dest for a in group._subparsers._group_actions[0]._choices_actions]
+    names = list(args.group_names)
     raise UsageError(
         f"{group.prog} needs a subcommand: {', '.join(names)}", f"see '{group.prog} --help'"
     )

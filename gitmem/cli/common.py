@@ -535,8 +535,10 @@ def add_group(
         parents=[anywhere_options()],
         formatter_class=HelpFormatter,
     )
-    group.set_defaults(group_parser=group, group_default=default)
-    return group, group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+    subcommands = group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+    # the action's own map, filled as the subcommands are added: their names for the error
+    group.set_defaults(group_parser=group, group_default=default, group_names=subcommands.choices)
+    return group, subcommands
 
 
 def directory(args: argparse.Namespace) -> str:
