@@ -44,7 +44,7 @@ class NotARepository(UsageError):
 class NothingHere(UsageError):
     """What was asked has no version on this machine yet (no history, nothing synced, not on
     disk): a sync brings it — unless the memory is personal and this machine not granted its
-    key, which the CLI says instead (`cli/common.sealed_here`)."""
+    key, which the CLI says instead (`commands/sealed.sealed_here`), MCP tools included."""
 
 
 class ConfigError(UsageError):

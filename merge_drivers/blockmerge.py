@@ -907,10 +907,14 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         gone = {u.kind for u in z if u.key not in held and u.key not in theirs}
         edited = any(u.key not in base and u.kind in gone for u in rest)
         if edited or not deleter:
-            keep = [u.key not in base or u.key in held for u in rest]
-            for u, k in zip(rest, _headed(rest, keep), strict=True):
+            keep = _headed(rest, [u.key not in base or u.key in held for u in rest])
+            gap = (
+                None if not rest or keep[0] else rest[0].gap
+            )  # the blank under a heading stays there
+            for u, k in zip(rest, keep, strict=True):
                 if k:
-                    out.unit(u)
+                    out.unit(u if gap is None or u.gap else Unit(gap, u.block))
+                    gap = None
             if edited:  # an edit undid (part of) the deletion: the deleter is told
                 out.resolve(start, side if rest is a else _other(side), "modified beats deleted")
             return
@@ -932,8 +936,10 @@ def _region(out: _Out, z: list[Unit], a: list[Unit], b: list[Unit], side: str, w
         for u in kept:
             out.unit(u)
         return
-    if len(z) == len(a) == len(b) and all(
-        x.kind == y.kind == w.kind for x, y, w in zip(z, a, b, strict=True)
+    if (
+        len(z) == len(a) == len(b)
+        and all(x.kind == y.kind == w.kind for x, y, w in zip(z, a, b, strict=True))
+        and not _gone(z, a, b)
     ):
         for x, y, w in zip(z, a, b, strict=True):
             _merge_unit(out, x, y, w, side, why)
@@ -1018,15 +1024,57 @@ def _alike(z: Unit, s: Unit) -> float:
     return likeness(z.key, s.key)
 
 
-def _pairs(z: list[Unit], s: list[Unit]) -> list[int] | None:
+def _gone(z: list[Unit], a: list[Unit], b: list[Unit]) -> bool:
+    """Whether bullets paired by place are not versions of each other: a side holds another
+    base bullet, or one sharing no word, where a base bullet stood (it deleted that one) —
+    merged by place, a deleted bullet's neighbour took the other side's edit of it: an edit
+    lost, a bullet written twice (round 22). Blocks then pair by likeness (`_by_likeness`)."""
+    if not _bullets(z, a, b):
+        return False
+    keys = {u.key for u in z}
+    for s in (a, b):
+        for u, x in zip(z, s, strict=True):
+            # a key's first word is its kind and marker (`i-`)
+            if x.key != u.key and (x.key in keys or not _words(u) & _words(x)):
+                return True
+    return False
+
+
+def _words(u: Unit) -> set[bytes]:
+    return set(u.key.split()[1:])
+
+
+def _bullets(*runs: list[Unit]) -> bool:
+    """Whether every block of the runs is a list item (where a deletion is read apart from
+    the other side's edits; round 22)."""
+    return all(u.kind == "item" for run in runs for u in run)
+
+
+def _lives_on(u: Unit, s: list[Unit]) -> bool:
+    """Whether a base block a side holds no version of lives on there all the same: as a
+    block of another kind alike it (a step made a paragraph), as a block keeping most of its
+    words (a bullet extended by a sentence), or as a line of another block (a bullet nested
+    under the one before, or given a child of its own)."""
+    first = u.body[0].strip() if u.body else b""
+    words = set(u.key.split())
+    return any(
+        likeness(u.key, x.key) >= ALIKE
+        or len(words & set(x.key.split())) >= ALIKE * len(words)  # most of its words kept
+        or any(likeness(first, line.strip()) >= ALIKE for line in x.body)
+        for x in s
+    )
+
+
+def _pairs(z: list[Unit], s: list[Unit]) -> list[int | None]:
     """For each base block in order, the side's block that is its version (the most alike
-    one after the previous pair's, ≥ `ALIKE`); None when one has none."""
-    out: list[int] = []
+    one after the previous pair's, ≥ `ALIKE`); None for one it has none of (deleted)."""
+    out: list[int | None] = []
     at = 0
     for u in z:
         score, j = max(((_alike(u, s[j]), -j) for j in range(at, len(s))), default=(0.0, 0))
         if score < ALIKE:
-            return None
+            out.append(None)
+            continue
         out.append(-j)
         at = -j + 1
     return out
@@ -1038,16 +1086,46 @@ def _by_likeness(
     """Blocks both sides changed where each side's version of every base block is still there
     (alike it), with new blocks around them (a step inserted before a step the same side
     edited, the other side edited that step too): each base block merged inside with both
-    versions, the new blocks of both sides kept around them."""
+    versions, the new blocks of both sides kept around them. A base block one side deleted
+    (no version there) goes, unless the other side changed it: modified beats deleted, where
+    it stood (round 22: blocks paired by place merged a deleted bullet's neighbour with its
+    edit — an edit lost, a bullet written twice)."""
     if not z or len(z) * (len(a) + len(b)) > 400 or any(u.kind == "paragraph" for u in z):
         return False  # a paragraph split in two has no one version
     pa, pb = _pairs(z, a), _pairs(z, b)
-    if pa is None or pb is None:
-        return False
+    pairs = list(zip(pa, pb, strict=True))
+    if (None, None) in pairs or (any(None in p for p in pairs) and not _bullets(z, a, b)):
+        return False  # deleted on both sides, or not bullets: the other merges decide
+    for ps, s in ((pa, a), (pb, b)):
+        if any(_lives_on(u, s) for u, j in zip(z, ps, strict=True) if j is None):
+            return False  # not deleted: moved into another block, or made another kind
+    a, b = list(a), list(b)
     ia = ib = 0
     for k, u in enumerate([*z, None]):
         ea = pa[k] if u is not None else len(a)
         eb = pb[k] if u is not None else len(b)
+        if ea is None or eb is None:  # deleted on one side
+            rest, at, by_a = (b, eb, False) if ea is None else (a, ea, True)
+            gone, ps, i = (a, pa, ia) if by_a is False else (b, pb, ib)
+            assert u is not None and at is not None
+            for x in rest[ib if ea is None else ia : at]:  # its neighbours the other wrote
+                out.unit(x)
+            if rest[at].lines != u.lines:
+                kept = rest[at]
+                after = next((j for j in range(k + 1, len(z)) if ps[j] is not None), None)
+                if after is not None and ps[after] == i and gone[i].gap != z[after].gap:
+                    # the deleter's next block took the deleted one's blank lines (the blank
+                    # under a heading): they go back before the block kept in its place
+                    kept = Unit(gone[i].gap, kept.block)
+                    gone[i] = Unit(z[after].gap, gone[i].block)
+                start = out.mark()
+                out.unit(kept)
+                out.resolve(start, side if by_a else _other(side), "modified beats deleted")
+            if by_a:
+                ia = at + 1
+            else:
+                ib = at + 1
+            continue
         new_a, new_b = a[ia:ea], b[ib:eb]
         if new_a and new_b:
             start = out.mark()

@@ -77,6 +77,12 @@ def answer(mode: str, directory: str, memory_dir: str | None) -> int:
     """Run the hook and say what it found: context on stdout, a note on stderr; always 0 — a
     hook's failure must not disturb the session."""
     outcome = run_hook(mode, directory, memory_dir, read_payload(read_stdin()))
+    # a hook hands no work to the background: its `git cat-file` readers (not in a session of
+    # their own) end here, waited for, not left in the caller's process group after our exit
+    # (`__main__.leave` leaves them to end on EOF; farm-bench saw them, round 22)
+    catfile = sys.modules.get("gitmem.gitstore.catfile")
+    if catfile is not None:
+        catfile.close_all()
     if outcome.context:
         sys.stdout.write("\n".join(outcome.context) + "\n")
     if outcome.note:

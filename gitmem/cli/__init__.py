@@ -117,14 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return 2
         args = parser.parse_args(args_list)
+        if getattr(args, "handler", None) is None:  # a group alone, e.g. `gitmem hooks`
+            args = _group_alone(args, args_list)
         back = _enter_directory(args)
         _memory_dir_from_directory(args)
-        handler = getattr(args, "handler", None)
-        if handler is None:  # a group without its subcommand, e.g. `gitmem drivers`
-            chosen = getattr(args, "group_parser", parser)
-            chosen.print_help()
-            return 2
-        return int(handler(args) or 0)
+        return int(args.handler(args) or 0)
     except SystemExit as exc:  # --help and --version end through argparse's exit
         return exc.code if isinstance(exc.code, int) else 0
     except BrokenPipeError:
@@ -141,6 +138,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             import os
 
             os.chdir(back)
+
+
+def _group_alone(args: argparse.Namespace, argv: list[str]) -> argparse.Namespace:
+    """A group without its subcommand runs its listing one, as `git remote` lists (`gitmem
+    key`: key list, `hooks`/`drivers`: status); a group with none to default to (`bundle`:
+    create or unbundle?) is bad usage in one line, as every other (round 22: its help on
+    stdout, exit 2 and no error line)."""
+    from gitmem.errors import UsageError
+
+    default = getattr(args, "group_default", None)
+    if default is not None:  # every option the group took stays before its subcommand
+        return build_parser([*argv, default]).parse_args([*argv, default])
+    group = args.group_parser
+    names = list(args.group_names)
+    raise UsageError(
+        f"{group.prog} needs a subcommand: {', '.join(names)}", f"see '{group.prog} --help'"
+    )
 
 
 def _closed_pipe() -> int:

@@ -8,8 +8,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -521,17 +520,25 @@ def add_group(
     sub: argparse._SubParsersAction[Any],
     name: str,
     summary: str,
+    default: str | None = None,
 ) -> tuple[Parser, argparse._SubParsersAction[Any]]:
-    """A command with subcommands (`gitmem drivers install`)."""
+    """A command with subcommands (`gitmem drivers install`). `default`: the read-only
+    subcommand the group runs alone, as `git remote` lists (`gitmem hooks` is `hooks status`);
+    without one the group alone is one error line naming its subcommands (round 22: help on
+    stdout, exit 2 and no error line)."""
     group: Parser = sub.add_parser(
         name,
         help=summary,
-        description=summary,
+        description=f"{summary}\nAlone, gitmem {name} runs gitmem {name} {default}."
+        if default
+        else summary,
         parents=[anywhere_options()],
         formatter_class=HelpFormatter,
     )
-    group.set_defaults(group_parser=group)
-    return group, group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+    subcommands = group.add_subparsers(dest=f"{name}_command", metavar="SUBCOMMAND")
+    # the action's own map, filled as the subcommands are added: their names for the error
+    group.set_defaults(group_parser=group, group_default=default, group_names=subcommands.choices)
+    return group, subcommands
 
 
 def directory(args: argparse.Namespace) -> str:
@@ -571,54 +578,6 @@ def open_project_from(
         remote=remote if remote is not None else getattr(args, "remote", None),
         memory_dir=getattr(args, "memory_dir", None),
     )
-
-
-@contextmanager
-def sealed_here(project: Project, path: str | None) -> Iterator[None]:
-    """One policy for the history doors (log, show, diff, restore, promote) on a machine your
-    personal memory is not granted to yet: their "nothing here" error says why and how to get
-    it. Round 22: `log auto/x.md`, `show '~0:auto/x.md'` and `restore auto/x.md` said "run
-    gitmem sync first" and promote "gitmem pull first", which change nothing: the memory is on
-    the ref, sealed with a key this machine lacks. Asked only when an error is raised."""
-    from gitmem.errors import NothingHere
-
-    try:
-        yield
-    except NothingHere as exc:  # other errors (a branch's commit as REV) keep their own hint
-        unread = not_granted_here(project, path)
-        if unread and path is not None:  # a personal memory: the key is the whole answer
-            exc.hint = unread
-        elif unread:  # every scope: the others' hint stands, and why personal memory is missing
-            exc.hint = f"{exc.hint}; {unread}" if exc.hint else unread
-        raise
-
-
-def not_granted_here(project: Project, path: str | None = None) -> str | None:
-    """`NOT_GRANTED; gitmem key grant …` when nothing of the personal memory is readable here
-    (its ref never written on this machine, its key not granted to it) and `path`, if given,
-    names a personal memory; else None."""
-    from gitmem.errors import GitmemError
-    from gitmem.project.userscope import is_user_project
-
-    if is_user_project(project) or project.repo.resolve(project.user_ref):
-        return None
-    if path is not None:
-        from gitmem.history.versions import locate
-
-        try:
-            if locate(project, path).scope.ref != project.user_ref:
-                return None
-        except GitmemError:
-            return None
-    from gitmem.commands.doctor import personal_key_step
-
-    try:
-        step = personal_key_step(project)
-    except GitmemError:
-        return None
-    from gitmem.privacy.layout import NOT_GRANTED
-
-    return f"{NOT_GRANTED}; {step}" if step else None
 
 
 # Outside a clone, the form of each command that works from anywhere on the user scope

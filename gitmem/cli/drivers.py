@@ -10,7 +10,9 @@ from gitmem.cli.jsonout import add_json_messages
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    _, drivers = add_group(sub, "drivers", "register gitmem's merge drivers with git")
+    _, drivers = add_group(
+        sub, "drivers", "register gitmem's merge drivers with git", default="status"
+    )
     p = command(
         drivers,
         "install",

@@ -12,13 +12,12 @@ from gitmem.cli.common import (
     command,
     count,
     echo,
-    not_granted_here,
     one_line,
     open_project_from,
     printable,
-    sealed_here,
 )
 from gitmem.cli.pager import add_pager_options
+from gitmem.commands.sealed import not_granted_here, sealed_here
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -167,6 +166,9 @@ def log(args: argparse.Namespace) -> int:
 
         with sealed_here(project, args.path):
             emit([_json_row(row) for rows in pages for row in rows])
+        unread = None if args.path else not_granted_here(project)
+        if unread:  # the array stays the document; the text's note, in its words (round 22)
+            sys.stderr.write(f"note: your personal memory's history is not listed: {unread}\n")
         return 0
     with sealed_here(project, args.path):
         first = next(pages, None)  # the listing, and its first page's files: errors come first

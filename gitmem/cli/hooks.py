@@ -11,7 +11,9 @@ from gitmem.cli.jsonout import add_json_messages
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    _, hooks = add_group(sub, "hooks", "sync memory when a Claude Code session starts and ends")
+    _, hooks = add_group(
+        sub, "hooks", "sync memory when a Claude Code session starts and ends", default="status"
+    )
     for name, summary in (
         ("install", "add gitmem's SessionStart and SessionEnd hooks to Claude Code's settings"),
         ("uninstall", "take gitmem's hooks out of Claude Code's settings"),

@@ -13,16 +13,18 @@ from gitmem.cli.common import (
     command,
     directory,
     echo,
-    not_granted_here,
     open_project_from,
     plural,
 )
 from gitmem.cli.jsonout import add_json_messages
+from gitmem.commands.sealed import not_granted_here
 from gitmem.core.userdirs import users_own
 
 
 def register(sub: argparse._SubParsersAction[Any]) -> None:
-    _, key = add_group(sub, "key", "manage the key that encrypts your personal memory")
+    _, key = add_group(
+        sub, "key", "manage the key that encrypts your personal memory", default="list"
+    )
     p = command(key, "init", "make this machine's identity (or adopt an SSH key)")
     p.add_argument("--ssh", metavar="PATH", help="use this SSH private key (ed25519 or rsa)")
     p.set_defaults(handler=init)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gitmem.cli.common import add_json, command, echo, open_project_from, sealed_here
+from gitmem.cli.common import add_json, command, echo, open_project_from
+from gitmem.commands.sealed import sealed_here
 from gitmem.errors import NotARepository
 
 

@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from gitmem.commands.sealed import not_granted_here, sealed_here
 from gitmem.core.sanitize import STORED_NOTES
 from gitmem.errors import GitError, GitmemError, UsageError
-from gitmem.privacy.layout import NOT_GRANTED
 from gitmem.recall.contextsafe import clean, cleaned, warned
 from gitmem.recall.searchindex import Place
 
@@ -61,7 +61,6 @@ NO_HISTORY = (
     "no memory history yet: nothing of this project's memory is committed on this machine; "
     "sync commits it and brings the team's (search and recent find memories not synced yet)"
 )
-NO_KEY = f"{NOT_GRANTED}, so it is not searched here: sync_status says how to get the key"
 MAX_RESOURCES = 2_000
 # resources the SDK holds, withdrawn ones too (it removes none): memories deleted and others
 # written under new names, sync after sync, grow it no further than this
@@ -76,16 +75,6 @@ MAX_LIST = 100
 MAX_FIELD = 1_000  # characters of a memory's title or summary in a list answer
 MAX_ANSWER = 40_000  # characters of one list answer's memories (compact JSON)
 BUSY_BOUND = 30.0
-
-
-def sealed_here(project: Callable[[], Project]) -> bool:
-    """The personal ref is sealed with a key this machine lacks (asked on an empty answer)."""
-    from gitmem.commands.doctor import personal_key_step
-
-    try:
-        return personal_key_step(project()) is not None
-    except GitmemError:
-        return False
 
 
 class Recall:
@@ -166,8 +155,10 @@ class Recall:
                 if scope
                 else NO_MEMORY
             )
-            if sealed_here(self.project):  # an empty answer must not read as "you have none"
-                out["note"] += "; " + NO_KEY
+            # an empty answer must not read as "you have none": the CLI's words (round 22)
+            unread = not_granted_here(self.project())
+            if unread:
+                out["note"] += f"; {unread}"
         return out
 
     def one(self, memory_id: str) -> Hit:
@@ -631,9 +622,12 @@ def build(recall: Recall) -> MCPServer:
     def history(id: str | None = None, limit: int = 20) -> dict[str, Any] | str:
         from gitmem.history.versions import memory_log
 
-        rows = memory_log(recall.project(), id, listed(limit))
+        project = recall.project()
+        with sealed_here(project, id):  # not granted here: the key's hint, as the CLI's log
+            rows = memory_log(project, id, listed(limit))
         if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
-            return NO_HISTORY
+            unread = None if id else not_granted_here(project)
+            return f"{NO_HISTORY}; {unread}" if unread else NO_HISTORY
         from gitmem.history.versions import gitmem_subject
 
         # a subject of gitmem's own shape is gitmem's record: no "written as if gitmem

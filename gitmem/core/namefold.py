@@ -54,7 +54,8 @@ def collisions(paths: list[str]) -> dict[str, str]:
         parts = path.split("/")
         key = prefix = ""
         for part in parts:
-            key = f"{key}/{fold(part)}" if key else fold(part)
+            # `prefix`, not `key`: a name folding to "" (hidden characters alone) is a level
+            key = f"{key}/{fold(part)}" if prefix else fold(part)
             prefix = f"{prefix}/{part}" if prefix else part
             other = spelled.setdefault(key, prefix)
             if other != prefix:

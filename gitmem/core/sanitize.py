@@ -205,6 +205,10 @@ def _seeing() -> dict[int, str | None]:
     for mark in range(0x0300, 0x0370):
         del table[mark]
     table.update({ord(a): b for a, b in zip(_LOOKALIKES[::2], _LOOKALIKES[1::2], strict=True)})
+    # a name's fold is one name: `a／b.md` (fullwidth solidus) read as `a/b.md` was a folder
+    # and a file to the tree merge, which failed moving it (review 22)
+    for code in [k for k, v in table.items() if v and "/" in v]:
+        del table[code]
     return table
 
 

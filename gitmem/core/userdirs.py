@@ -37,11 +37,19 @@ def tilde(path: str | os.PathLike[str], tree: str | os.PathLike[str] | None = No
     """`path` as a person reads it in a message, the one way every command shows a folder:
     relative to the work tree `tree` where it lies inside it (`.claude/agent-memory`), else
     `~/…` under the home folder (a newcomer's ~/.claude/CLAUDE.md, not
-    /home/ann/.claude/CLAUDE.md; a shell expands it), else as is. JSON keeps absolute paths."""
+    /home/ann/.claude/CLAUDE.md; a shell expands it), else as is. JSON keeps absolute paths.
+    Run from a subfolder of the tree, relative to it, as git names files there (round 22:
+    `restore x.md` in .claude/agent-memory answered `restored .claude/agent-memory/x.md`)."""
     text = os.fspath(path)
     if tree is not None:
         inside = os.fspath(tree).rstrip(os.sep)
         if inside and text.startswith(inside + os.sep):
+            try:
+                here = os.getcwd()
+            except OSError:  # the folder it was started in is gone: from the tree's top
+                here = inside
+            if here.startswith(inside + os.sep):  # as `git status` names it from there
+                return os.path.relpath(text, here)
             return text[len(inside) + 1 :]
     base = home().rstrip(os.sep)
     if base and (text == base or text.startswith(base + os.sep)):

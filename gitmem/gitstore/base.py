@@ -213,7 +213,7 @@ def _no_lazy_programs(config: Mapping[str, list[str]], scopes: Mapping[str, list
         if key.startswith("remote.")
         and key.endswith(".promisor")
         and values
-        and values[-1].lower() in ("true", "yes", "on", "1", "")
+        and _git_true(values[-1])
     )
     for name in sorted(promisors):
         key = f"remote.{name}.uploadpack"
@@ -227,6 +227,20 @@ def _no_lazy_programs(config: Mapping[str, list[str]], scopes: Mapping[str, list
                 f"unset it if this repository is yours (git config --unset {terminal(key)}); "
                 "nothing was read or written",
             )
+
+
+def _git_true(value: str) -> bool:
+    """A boolean setting as git reads it: true, yes, on, empty, or any nonzero integer (`2`,
+    `-1`, `1k`, `0x1`: base 0, a unit suffix). Review 22: a promisor spelled `2` was taken for
+    false, its remote's uploadpack let through. A value git cannot read counts as true: git
+    stops at it, and a refusal here costs one line."""
+    word = value.strip().lower()
+    if word in ("false", "no", "off"):
+        return False
+    try:
+        return int(word.rstrip("kmg") or "1", 0) != 0  # `` is true
+    except ValueError:  # `007` (octal to git) or no number at all
+        return True
 
 
 class GitDir:

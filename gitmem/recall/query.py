@@ -399,13 +399,15 @@ def pointers(path: str, lines: Sequence[str], targets: Sequence[str]) -> list[tu
     for at, line in enumerate(lines):
         if "](" not in line and "[[" not in line:
             continue
+        here: set[str] = set()  # a line's targets, each once (review 22: not every line's)
         for href, wiki in re.findall(_LINK, line):
             target = (
                 by_stem.get(wiki.strip().lower())
                 if wiki
                 else posixpath.normpath(posixpath.join(folder, _href_path(href)))
             )
-            if target in held and (at, target) not in found:
+            if target in held and target not in here:
+                here.add(target)
                 found.append((at, str(target)))
     return found
 
@@ -425,11 +427,10 @@ def about(path: str, lines: Sequence[str], targets: Sequence[str]) -> dict[str, 
     link: each line linking to it and the lines continuing one (indented under it, linking
     nowhere). Round 22: `redis` on one line and `deploy` on the next, both about redis.md,
     found nothing (each line was searched alone)."""
-    out: dict[str, list[int]] = {}
+    out: dict[str, dict[int, None]] = {}  # a dict: each line once, in order, in one pass
     for at, target in pointers(path, lines, targets):
-        told = out.setdefault(target, [])
-        told += [n for n in (at, *_continuing(lines, at)) if n not in told]
-    return out
+        out.setdefault(target, {}).update(dict.fromkeys((at, *_continuing(lines, at))))
+    return {target: list(told) for target, told in out.items()}
 
 
 def _continuing(lines: Sequence[str], at: int) -> list[int]:
@@ -534,7 +535,8 @@ def unkept_link(place: Place, q: Query) -> str | None:
         found = sorted(_found(db, lines, match))
         kept = set(json.loads(r["links_to"] or "[]"))
         stems = {posixpath.splitext(posixpath.basename(t))[0].lower() for t in kept}
-        unkept: list[str] = []
+        unkept: dict[str, None] = {}  # each name once, in order (review 22: a list, asked
+        # of every name before it, took minutes of a MEMORY.md of dead links)
         for at in found:
             for href, wiki in re.findall(_LINK, lines[at]):
                 if wiki:
@@ -546,10 +548,10 @@ def unkept_link(place: Place, q: Query) -> str | None:
                     held = (
                         posixpath.normpath(posixpath.join(posixpath.dirname(path), named)) in kept
                     )
-                if not held and named not in unkept:
-                    unkept.append(named)
+                if not held:
+                    unkept[named] = None
         if unkept:  # the first three, as the index lists them
-            names = ", ".join(terminal(bounded(n)) for n in unkept[:3])
+            names = ", ".join(terminal(bounded(n)) for n in list(unkept)[:3])
             more = f" and {len(unkept) - 3} more" if len(unkept) > 3 else ""
             return (
                 f"{shown_id(scope, path)} links the lines holding those words to {names}{more}, "

@@ -347,7 +347,7 @@ def _not_one_file_with_another(folder: Path, name: str) -> None:
     every sync applies (GM107, core/namefold) skips it, so it was written and said
     "recorded" while its index line went to the team pointing at a file that never did
     (round 20)."""
-    from gitmem.core.namefold import fold
+    from gitmem.core.namefold import fold, how_alike
 
     path = folder
     for part in name.split("/"):
@@ -358,9 +358,17 @@ def _not_one_file_with_another(folder: Path, name: str) -> None:
         if part not in names:
             other = next((n for n in names if fold(n) == fold(part)), None)
             if other is not None:
+                how = how_alike(other, part)
+                # a lookalike is two files everywhere, read as one (review 22); shown escaped,
+                # or the two names print the same
+                said = (
+                    f"{name!a} is read as {other!a} (names differing only by {how})"
+                    if how == "letters that look alike"
+                    else f"{name!r} is one file with {other!r} on macOS and Windows (names "
+                    f"differing only by {how})"
+                )
                 raise UsageError(
-                    f"{name!r} is one file with {other!r} on macOS and Windows "
-                    "(names differing only by letter case or Unicode normalization)",
+                    said,
                     f"give another --file, or --file {other} to replace that memory",
                     tool_hint=f"give another file name, or file {other!r} (replace true to "
                     "replace it: get it first)",

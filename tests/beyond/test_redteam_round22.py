@@ -37,6 +37,16 @@ def _partial_clone(synced: Shared) -> None:
         world.git("config", key, value, cwd=bob)
 
 
+def evil_upload_pack(synced: Shared) -> Path:
+    """bob's `remote.origin.uploadpack`: a program that notes it ran (the file it returns)."""
+    ran = synced.world.root / "ran"
+    evil = synced.world.root / "evil-upload-pack"
+    evil.write_text(f'#!/bin/sh\necho "$@" >> {ran}\nexec git-upload-pack "$@"\n')
+    evil.chmod(0o755)
+    synced.world.git("config", "remote.origin.uploadpack", str(evil), cwd=synced.bob)
+    return ran
+
+
 def test_a_partial_clones_lazy_fetch_runs_no_program_the_repository_names(
     synced: Shared,
 ) -> None:
@@ -49,11 +59,7 @@ def test_a_partial_clones_lazy_fetch_runs_no_program_the_repository_names(
     _new_team_memory(synced)
     bobs = world.scope_path(bob, "team")
     _partial_clone(synced)
-    ran = world.root / "ran"
-    evil = world.root / "evil-upload-pack"
-    evil.write_text(f'#!/bin/sh\necho "$@" >> {ran}\nexec git-upload-pack "$@"\n')
-    evil.chmod(0o755)
-    world.git("config", "remote.origin.uploadpack", str(evil), cwd=bob)
+    ran = evil_upload_pack(synced)
     run = world.gitmem("-C", str(bob), "sync", timeout=30)
     assert run.code == 2, run.err + run.out
     assert "remote.origin.uploadpack names" in run.err and "partial clone" in run.err

@@ -708,9 +708,18 @@ def test_a_team_tree_of_many_empty_files_is_judged_in_bounded_time(
     world, _alice, bob, _team = synced
     repo = world.remote
     empty = world.plumb(repo, "hash-object", "-w", "--stdin", data=b"")
-    listing = world.plumb(repo, "ls-tree", f"{TEAM}:team")
-    entries = "".join(f"100644 blob {empty}\tf{i:06d}.md\n" for i in range(count))
-    big = world.plumb(repo, "mktree", data=(listing + "\n" + entries).encode())
+    listing = world.plumb(repo, "ls-tree", "-z", f"{TEAM}:team").split("\0")
+    # the tree object `git mktree` writes, its entries in git's order (a folder's name sorts
+    # with a "/"), through `hash-object -t tree` (which checks it as mktree does): mktree took
+    # 2.5 CPU-s for the 250,000 lines, this 0.04 (#23)
+    rows = [
+        (f"{m.lstrip('0')} {n}", o)
+        for m, _, o, n in (r.replace("\t", " ").split(" ", 3) for r in listing if r)
+    ]
+    rows += [(f"100644 f{i:06d}.md", empty) for i in range(count)]
+    rows.sort(key=lambda r: r[0].split(" ", 1)[1] + ("/" if r[0].startswith("40000 ") else ""))
+    raw = b"".join(head.encode() + b"\0" + bytes.fromhex(oid) for head, oid in rows)
+    big = world.plumb(repo, "hash-object", "-t", "tree", "-w", "--stdin", data=raw)
     tree = world.plumb(repo, "rev-parse", f"{TEAM}^{{tree}}")
     top = world.plumb(repo, "ls-tree", tree).splitlines()
     lines = [x if not x.endswith("\tteam") else f"040000 tree {big}\tteam" for x in top]

@@ -212,8 +212,10 @@ def test_sync_user_without_the_key_keeps_local_edits_and_a_dry_run_says_so(
 
     said = session_script(other, b, steps)
     note = json.loads(said.content[0].text)["note"]
-    assert note.endswith("a key this machine does not have, so it is not searched here: "
-                         "sync_status says how to get the key"), note  # fmt: skip
+    # round 22: "sync_status says how to get the key" sent the agent to another tool; the
+    # note now names the grant, in the CLI's words (one wording at every door)
+    assert "your personal memory is encrypted with a key this machine does not have; " in note
+    assert "gitmem key grant '" in note, note
 
 
 def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_docs(
