@@ -506,13 +506,11 @@ def merge_index(
         joined = _orders_joined(skeletons["ours"], skeletons["theirs"], base_order)
         base_order = _with_base_items(joined, base_order)
         resolutions.append(Resolution(path, "order", "both", "reorganized"))
-    archives = (zb.archived, zo.archived, zt.archived, ao, at)
-    step_over = not caps or not (any(archives) or any(map(over_caps, (base, ours, theirs))))
-    afters = _written_after(bn, placed, None, step_over)
+    afters = _written_after(bn, placed)
     # new plain bullets too, unless a side moved items or the base writes an item twice
     # (`once` is empty): then a bullet's neighbours change with the merge order
     if once and not skeletons:
-        afters.update(_written_after(bn, placed, once, step_over))
+        afters.update(_written_after(bn, placed, once))
         tops = _written_on_top(bn, placed, once)
     filing_pos = {k: i for i, k in enumerate(base_order)}
     side_orders = [orders[s.name] for s in (so, st)]
@@ -749,7 +747,6 @@ def _written_after(
     bn: dict[Key, Node],
     sides: list[tuple[list[Key], dict[Key, Node]]],
     once: frozenset[Key] | None = None,
-    step_over: bool = True,
 ) -> dict[Key, Key]:
     """The base linked entry each new linked entry was written after (#24, placement): the
     nearest **stable** base entry before it in its section on the side that wrote it (a base
@@ -773,12 +770,7 @@ def _written_after(
     With `once` (round 19), the same for new plain bullets instead: their stable neighbours
     are base linked entries or plain bullets the base writes once (a text written twice is one
     item folded at its first place, so which copy a bullet followed changes with the merge
-    order).
-
-    Without `step_over` (an index with archived entries, or over the caps: an intermediate
-    merge's archive changes which entries stand between, measured by the convergence
-    properties over the caps), the rule before round 22: an entry no side changed right before
-    it, and for plain bullets right after it too."""
+    order)."""
     stable = {
         k
         for k, b in bn.items()
@@ -794,7 +786,7 @@ def _written_after(
     for order, nodes in sides:
         last: Key | None = None
         head = START  # the side's section: it must be the base's of both neighbours
-        waiting: list[tuple[Key, Key]] = []  # (new entry, `last`) until a stable successor
+        waiting: list[Key] = []  # new entries after `last`, until a stable successor
         for key in order:
             nd = nodes.get(key)
             if nd is None:
@@ -805,19 +797,12 @@ def _written_after(
                 if bn[key].anchor != head or (last is not None and pos[key] < pos[last]):
                     last, waiting = None, []  # another section's, or moved: no neighbour
                     continue
-                for k, a in waiting:  # between two stable entries: else it is at the end
-                    if k not in out or pos[a] > pos[out[k]]:
-                        out[k] = a
+                for k in waiting:  # between two stable entries: else it is at the end
+                    if last is not None and (k not in out or pos[last] > pos[out[k]]):
+                        out[k] = last
                 last, waiting = key, []
             elif key not in bn and nd.kind == "entry" and bool(nd.target) == (once is None):
-                if last is not None:
-                    waiting.append((key, last))
-            elif step_over or (once is not None and key not in bn and nd.kind == "entry"):
-                continue  # a changed base entry stepped over; a new one of the other kind aside
-            else:  # anything else right before it: no predecessor (see above)
-                last = None
-                if once is not None and key in bn and nd.kind == "entry":  # nor a successor
-                    waiting = []
+                waiting.append(key)
     return out
 
 

@@ -56,18 +56,18 @@ PLAIN_PLACED: dict[str, SweepCase] = {
             b"push via CI only",
         ),
     ),
-    # a successor the other side edited is stepped over for the next one no side changed
-    # (round 22; before, the new bullet went to the section's end)
-    "the next bullet edited on the other side: still after its predecessor": (
+    # the rule's limits, as the doc states them: a successor the other side edited says
+    # nothing of where the new bullet stood (a merge that took the edit reads no successor)
+    "the next bullet edited on the other side: at the section's end": (
         I,
         BUILD,
         _build(b"run make first", b"lint with ruff", b"tests need docker", b"push via CI only"),
         _build(b"run make first", b"tests need docker, compose v2", b"push via CI only"),
         _build(
             b"run make first",
-            b"lint with ruff",
             b"tests need docker, compose v2",
             b"push via CI only",
+            b"lint with ruff",
         ),
     ),
 }
