@@ -749,28 +749,22 @@ def _written_after(
     once: frozenset[Key] | None = None,
 ) -> dict[Key, Key]:
     """The base linked entry each new linked entry was written after (#24, placement): the
-    nearest **stable** base entry before it in its section on the side that wrote it (a base
-    linked entry base, ours and theirs all hold with the same text), when a stable entry of
-    that section follows it there; else it goes to its section's end (or on top,
-    `_written_on_top`).
-
-    Base entries between that are not stable (one side edited or deleted them) are stepped
-    over, and the new entries of one gap between two stable entries go right after the first
-    (round 22; before, the entry went to its section's end unless both neighbours were stable
-    and right next to it): which base items stand between is what an intermediate merge can
-    lose (a deletion a third machine's edit undoes), but a stable entry is held unchanged by
-    every machine, so each merge order finds the same pair, and the entry placed after the
-    first is read back there. Stable entries out of the base's order on a side (it moved
-    them) are no neighbours. `sides` hold their archived entries where they stood
-    (`_as_it_stood`): an intermediate merge that archived the entries around the new one reads
-    as the side that wrote it (the seventeenth round). Siblings after one anchor come in the
+    base linked entry right before it in its section on the side that wrote it (other new
+    linked entries between them aside) when base, ours and theirs all hold it with the same
+    text, and a base entry of that section follows it. A predecessor one side deleted or
+    edited places nothing (the entry goes to its section's end), nor is an entry before it
+    skipped: a merge that dropped the predecessor cannot say where the new entry stood, so no
+    merge order anchors on it. `sides` hold their archived entries where they stood
+    (`_as_it_stood`): an intermediate merge that archived the entries around the new one
+    reads as the side that wrote it (the seventeenth round). Siblings after one anchor come in the
     order of their keys. Both sides wrote it: the later anchor — the result places it there,
     so read back it says that anchor again.
 
-    With `once` (round 19), the same for new plain bullets instead: their stable neighbours
-    are base linked entries or plain bullets the base writes once (a text written twice is one
-    item folded at its first place, so which copy a bullet followed changes with the merge
-    order)."""
+    With `once` (round 19), the same for new plain bullets instead: their neighbours are base
+    linked entries or plain bullets the base writes once (a text written twice is one item
+    folded at its first place, so which copy a bullet followed changes with the merge order),
+    and the successor is the next base entry on the writer's side, not any later one (a merge
+    that took the other side's edit of the entry between reads no successor)."""
     stable = {
         k
         for k, b in bn.items()
@@ -786,7 +780,7 @@ def _written_after(
     for order, nodes in sides:
         last: Key | None = None
         head = START  # the side's section: it must be the base's of both neighbours
-        waiting: list[Key] = []  # new entries after `last`, until a stable successor
+        waiting: list[tuple[Key, Key]] = []  # (new entry, its anchor) until a stable successor
         for key in order:
             nd = nodes.get(key)
             if nd is None:
@@ -794,15 +788,22 @@ def _written_after(
             if nd.kind == "head":
                 last, waiting, head = None, [], key
             elif key in stable:
-                if bn[key].anchor != head or (last is not None and pos[key] < pos[last]):
-                    last, waiting = None, []  # another section's, or moved: no neighbour
+                if bn[key].anchor != head:
+                    last, waiting = None, []
                     continue
-                for k in waiting:  # between two stable entries: else it is at the end
-                    if last is not None and (k not in out or pos[last] > pos[out[k]]):
-                        out[k] = last
+                for k, a in waiting:  # between two stable entries: else it is at the end
+                    if k not in out or pos[a] > pos[out[k]]:
+                        out[k] = a
                 last, waiting = key, []
             elif key not in bn and nd.kind == "entry" and bool(nd.target) == (once is None):
-                waiting.append(key)
+                if last is not None:
+                    waiting.append((key, last))
+            elif once is not None and key not in bn and nd.kind == "entry":
+                continue  # a new linked entry between: aside, as new plain bullets are
+            else:  # anything else right before it: no predecessor (see above)
+                last = None
+                if once is not None and key in bn and nd.kind == "entry":  # nor a successor
+                    waiting = []
     return out
 
 

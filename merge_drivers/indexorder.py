@@ -80,9 +80,8 @@ def by_text(key: Key) -> tuple[str, str, int, str, str]:
     return (key[0], text, key[3], key[2], key[1])
 
 
-SORTED_MIN_DATED = (
-    2  # base entries, all dated, that show a section is kept in time order (round 22: was 3)
-)
+# base entries, all dated, that show a section is kept in time order (round 22: was 3)
+SORTED_MIN_DATED = 2
 SORTED_MIN = 4  # base entries that show a section is kept sorted by title
 
 
@@ -313,13 +312,13 @@ def canonical_order(
             if held and nodes[k].anchor == root and any(f in nodes for f in on_top.get(k, ()))
         ]
         rest = [k for k in new if k not in top]
-        # a new entry goes right after the stable entry it was written after when a stable
-        # entry follows it there (`index._written_after`); else at the end, with the rest
-        inside = set(held)
+        # a new entry written between two entries no side changed goes right after the first
+        # (siblings by key); after the section's last item it is at the end, with the rest
+        inner = set(held[:-1])
         placed: dict[Key, list[Key]] = {}
         for k in rest:
             a = (after or {}).get(k)
-            if a in inside and nodes[k].anchor == root:
+            if a in inner and nodes[k].anchor == root:
                 placed.setdefault(a, []).append(k)
         if not placed:
             out[start:] = top + held + rest
