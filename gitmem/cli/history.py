@@ -22,6 +22,7 @@ from gitmem.commands.sealed import not_granted_here, sealed_here
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from gitmem.gitstore.store import Store
     from gitmem.project.scopes import Project
 
 
@@ -345,11 +346,15 @@ def _user_lost(args: argparse.Namespace) -> int:
     numbering across them, each file named as the user knows it (~/.gemini/GEMINI.md)."""
     import os
 
+    from gitmem.cli.common import refuse_with_user
     from gitmem.history.lost import find_user, show_lost, user_lost_edits
     from gitmem.project.userscope import shown_user
 
+    # review 22: --remote was ignored, -C too; -C names whose config (as `sync --user` there)
+    refuse_with_user(args, "lost")
+    repo = _config_repo(args)
     if args.number is not None:
-        agent, store, edit = find_user(os.environ, args.number)
+        agent, store, edit = find_user(os.environ, args.number, repo)
         patch = shown_user(agent, show_lost(store, edit), os.environ)
         if args.as_json:
             from gitmem.cli.jsonout import emit
@@ -359,7 +364,7 @@ def _user_lost(args: argparse.Namespace) -> int:
         echo(printable(shown_user(agent, _lost_line(edit), os.environ)))
         sys.stdout.write(printable_block(patch))
         return 0
-    edits = user_lost_edits(os.environ)
+    edits = user_lost_edits(os.environ, repo)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
@@ -372,6 +377,19 @@ def _user_lost(args: argparse.Namespace) -> int:
         echo(printable(shown_user(agent, _lost_line(edit), os.environ)))
     echo("(gitmem lost --user N shows one; gitmem restore --user --lost N brings it back alone)")
     return 0
+
+
+def _config_repo(args: argparse.Namespace) -> Store | None:
+    """The repository of -C (the current folder), whose config a user-scope command reads as
+    `sync --user` there does; None outside one (the global config alone)."""
+    from gitmem.cli.common import directory
+    from gitmem.errors import NotARepository
+    from gitmem.gitstore import Repository
+
+    try:
+        return Repository(directory(args))
+    except NotARepository:
+        return None
 
 
 def _lost_line(edit: Any) -> str:
@@ -429,7 +447,7 @@ def restore(args: argparse.Namespace) -> int:
 
             from gitmem.history.lost import find_user
 
-            agent, lost_in, edit = find_user(os.environ, args.lost)
+            agent, lost_in, edit = find_user(os.environ, args.lost, _config_repo(args))
             brought = restore_lost(lost_in, args.lost, edit)
             from gitmem.project.userscope import shown_user
 

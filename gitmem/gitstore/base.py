@@ -161,23 +161,33 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
 _FILE_SETTINGS = ("fetch.fsck.skiplist", "core.attributesfile")
 
 
-def _no_waiting_settings(config: Mapping[str, list[str]], where: Path, common_dir: Path) -> None:
+def _no_waiting_settings(
+    config: Mapping[str, list[str]],
+    where: Path,
+    common_dir: Path,
+    origins: Mapping[str, list[str]] | None = None,
+) -> None:
     """`where`: the folder gitmem runs git in (the work tree), where git opens a relative
     path (review 21: `fetch.fsck.skipList = skip` and a FIFO `skip` of the work tree held
-    every sync's fetch as an absolute one did)."""
+    every sync's fetch as an absolute one did); `origins`: each value's file
+    (`--show-origin`, relative to `where`)."""
     import stat
 
     named = [(key, where, value) for key in _FILE_SETTINGS for value in config.get(key, ())]
     # red team 22: an included file, which every git reads at its start: `/dev/stdin` was a
     # local remote's `upload-pack`'s own protocol pipe, read as config, and every fetch failed
     # ("check the remote URL"). One that makes `config --list` itself wait is bounded by the
-    # opening's timeout (round 10). A relative one is the including file's (the git folder's)
-    named += [
-        (key, common_dir, value)
-        for key, values in config.items()
-        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path"))
-        for value in values
-    ]
+    # opening's timeout (round 10). A relative one is the including file's folder's, as git
+    # reads it (review 22: the global config's is beside it, not in the git folder)
+    for key, values in config.items():
+        if key == "include.path" or (key.startswith("includeif.") and key.endswith(".path")):
+            froms = (origins or {}).get(key, [])
+            for n, value in enumerate(values):
+                origin = froms[n] if n < len(froms) else ""
+                base = common_dir
+                if origin.startswith("file:"):
+                    base = Path(os.path.dirname(os.path.join(where, origin[5:])))
+                named.append((key, base, value))
     for key, base, value in named:
         path = os.path.join(base, os.path.expanduser(value))  # an absolute one as it is
         if path == os.devnull:
@@ -461,6 +471,7 @@ class GitDir:
     def _set_config(self, out: bytes) -> dict[str, list[str]]:
         cfg: dict[str, list[str]] = {}
         scopes: dict[str, list[str]] = {}
+        origins: dict[str, list[str]] = {}
         self.config_from_tree, self.lowered_by_repo = [], []
         items = out.split(b"\0")
         for scope, origin, item in zip(items[0::3], items[1::3], items[2::3], strict=False):
@@ -489,8 +500,9 @@ class GitDir:
                 continue
             cfg.setdefault(key, []).append(value)
             scopes.setdefault(key, []).append(scope.decode())
+            origins.setdefault(key, []).append(os.fsdecode(origin))
         self._config, self._config_scopes, self._config_listing = cfg, scopes, out
-        _no_waiting_settings(cfg, self.toplevel or self.git_dir, self.common_dir)
+        _no_waiting_settings(cfg, self.toplevel or self.git_dir, self.common_dir, origins)
         _no_lazy_programs(cfg, scopes)
         if cfg.get("extensions.objectformat", ["sha1"])[-1].lower() == "sha256":
             self.object_format, self._hash_len = "sha256", 64

@@ -31,6 +31,7 @@ from merge_drivers.diff import BoundedMatcher, unified_diff
 from merge_drivers.model import DESCRIPTION_DECIDED, HOOK_DECIDED, LOSING_REASONS
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.store import Store
     from gitmem.project.scopes import Project, Scope
 
 
@@ -137,14 +138,17 @@ def is_user_store(project: Project) -> bool:
     return len(project.scopes) == 1 and project.scopes[0].name == USER_SCOPE
 
 
-def user_lost_edits(env: Mapping[str, str]) -> list[tuple[str, Project, LostEdit]]:
+def user_lost_edits(
+    env: Mapping[str, str], repo: Store | None = None, uid: str | None = None
+) -> list[tuple[str, Project, LostEdit]]:
     """(agent, its store, lost edit) of the user scope of every enabled agent, oldest first,
     numbered from 1 across them (round 22: the sync told `gitmem lost 1` of an edit of
-    ~/.gemini/GEMINI.md that `gitmem lost` never listed: it read the project's refs only)."""
+    ~/.gemini/GEMINI.md that `gitmem lost` never listed: it read the project's refs only).
+    `repo`, `uid`: whose config, or which personal ref, as the sync chose (`user_projects`)."""
     from gitmem.project.userscope import user_projects
 
     found = []
-    for agent, store in user_projects(None, env):
+    for agent, store in user_projects(repo, env, uid):
         edits = lost_edits(store)
         found += [(agent, store, e) for e in edits]
         if not edits:
@@ -153,9 +157,11 @@ def user_lost_edits(env: Mapping[str, str]) -> list[tuple[str, Project, LostEdit
     return [(a, s, replace(e, number=n)) for n, (a, s, e) in enumerate(found, 1)]
 
 
-def find_user(env: Mapping[str, str], number: int) -> tuple[str, Project, LostEdit]:
+def find_user(
+    env: Mapping[str, str], number: int, repo: Store | None = None
+) -> tuple[str, Project, LostEdit]:
     """User-scope lost edit `number` (`user_lost_edits`), or the one line saying there is none."""
-    edits = user_lost_edits(env)
+    edits = user_lost_edits(env, repo)
     if 1 <= number <= len(edits):
         return edits[number - 1]
     raise UsageError(
@@ -620,7 +626,9 @@ def losses_to_tell(
         if is_user_store(project):  # numbered as `gitmem lost --user` numbers them
             import os
 
-            numbered = user_lost_edits(os.environ)
+            # the personal ref this sync used (review 22: without a global user.email, the
+            # repository's named it, and a read of the global config alone failed: untold)
+            numbered = user_lost_edits(os.environ, uid=project.uid)
             numbers = {(e.merge, e.path, e.subject): e.number for _, _, e in numbered}
             for _, store, _ in numbered:
                 store.repo.close()

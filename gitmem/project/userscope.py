@@ -168,24 +168,39 @@ def _through_link(home: Path, path: Path) -> str | None:
     return f"{link} is a symbolic link; user-scope folders must not pass through links"
 
 
-def user_projects(repo: Store | None, env: Mapping[str, str]) -> list[tuple[str, Project]]:
-    """(agent, its user-scope project) for each enabled agent with user memory."""
+def user_projects(
+    repo: Store | None, env: Mapping[str, str], uid: str | None = None
+) -> list[tuple[str, Project]]:
+    """(agent, its user-scope project) for each enabled agent with user memory (`uid`: the
+    personal ref's id a sync already chose, so a later reader picks the same one)."""
     from gitmem.project.adapters import enabled_agents
     from gitmem.project.scopes import resolve_uid
 
     config = repo if repo is not None else open_store("claude", env)
-    hub = users_own(config, "gitmem.hub")
-    if not hub:
-        theirs = repository_hub(repo)
-        if theirs:
-            raise ConfigError(
-                f"no hub of your own: {NOT_YOUR_HUB.format(theirs)}", own_hub_hint(theirs)
-            )
-        raise ConfigError("no hub: the user scope syncs only through gitmem.hub", HUB_HINT)
-    chosen = enabled_agents(users_own(config, "gitmem.agents"))
-    # the person's id, whichever folder asks: a repository's own user.email (a work address)
-    # must not split one user scope across two refs; without a global one, the repository's
-    uid = resolve_uid(_global_config(env) if repo is not None else config, fallback=config)
+    try:
+        hub = users_own(config, "gitmem.hub")
+        if not hub:
+            theirs = repository_hub(repo)
+            if theirs:
+                raise ConfigError(
+                    f"no hub of your own: {NOT_YOUR_HUB.format(theirs)}", own_hub_hint(theirs)
+                )
+            raise ConfigError("no hub: the user scope syncs only through gitmem.hub", HUB_HINT)
+        chosen = enabled_agents(users_own(config, "gitmem.agents"))
+        if uid is None and repo is None:
+            uid = resolve_uid(config)
+        elif uid is None:
+            # the person's id, whichever folder asks: a repository's own user.email (a work
+            # address) must not split one user scope across two refs; without a global one,
+            # the repository's
+            own = _global_config(env)
+            try:
+                uid = resolve_uid(own, fallback=repo)
+            finally:
+                own.close()
+    finally:
+        if config is not repo:
+            config.close()  # review 22: the global config's store was left open
     return [(a, user_project(a, hub, uid, env)) for a in chosen if has_user_scope(a)]
 
 

@@ -304,8 +304,9 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
     if not q.search and not q.id:  # a listing: an index of pointers is none of its memories
         listed = _pointer_lists(db)
         if listed:
-            where.append(f"m.id NOT IN ({','.join('?' * len(listed))})")
-            params += listed
+            # one variable however many (review 22: one each passed SQLite's 999 of old builds)
+            where.append("m.id NOT IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(listed))
     if q.author:
         where.append("(instr(lower(h.author), lower(?)) OR instr(lower(h.email), lower(?)))")
         params += [q.author, q.author]
@@ -337,8 +338,8 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         related = _related_ids(db, q.related, scopes)
         if not related:
             return []
-        where.append(f"m.id IN ({','.join('?' * len(related))})")
-        params += related
+        where.append("m.id IN (SELECT value FROM json_each(?))")
+        params.append(json.dumps(related))
     if q.deleted:
         hits = _deleted(db, q, scopes, project)
     else:
