@@ -427,6 +427,10 @@ def restore(args: argparse.Namespace) -> int:
     from gitmem.errors import UsageError
     from gitmem.history.versions import restore as do_restore
 
+    if args.user:  # round 22 (recall22b): one rule with lost --user
+        from gitmem.cli.common import refuse_with_user
+
+        refuse_with_user(args, "restore")
     if args.user and args.lost is None:
         raise UsageError(
             "restore --user goes with --lost N (a user-scope memory is restored by its id)",

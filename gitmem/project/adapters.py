@@ -322,20 +322,21 @@ def gemini_section(data: bytes) -> bytes:
 
 def with_gemini_section(data: bytes, section: bytes) -> bytes:
     """`data` (the file on disk) with its section replaced by `section` (b"": removed), every
-    other byte as it was; appended as save_memory appends it when the file has none."""
+    other byte as it was; appended after a blank line when the file has none.
+
+    Round 22 (recall22b): removed from the end, it takes the one newline put before it, so
+    that a file comes back byte for byte (`# b\n` became `# b\n\n`); a file already ending in
+    a blank line gets one more (save_memory adds none there), so that the removal takes that
+    one. A file with no final newline gets one back (the one case the bytes cannot tell)."""
     bounds = _gemini_bounds(data)
     if bounds is None:
         if not section:
             return data
-        sep = (
-            b""
-            if not data or data.endswith(b"\n\n")
-            else b"\n"
-            if data.endswith(b"\n")
-            else b"\n\n"
-        )
+        sep = b"" if not data else b"\n" if data.endswith(b"\n") else b"\n\n"
         return data + sep + section
     before, after = data[: bounds[0]], data[bounds[1] :]
+    if not section and not after and before.endswith(b"\n\n"):
+        return before[:-1]
     if after and section and not section.endswith(b"\n"):
         section += b"\n"
     return before + section + after

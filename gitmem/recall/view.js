@@ -137,6 +137,9 @@
       return w.some(function (f) { return text.indexOf(f) >= 0; });
     });
   }
+  // round 22 (recall22b): an index of pointers only (node.list) is drawn, never counted nor
+  // listed: no memory, as gitmem query's listings and the page's data.total say
+  var memoriesDrawn = nodes.filter(function (node) { return !node.list; }).length;
   function filter() {
     var words = input.value.toLowerCase().split(/\s+/).filter(Boolean).map(forms);
     var visible = 0, shown = [], pointed = {};
@@ -150,13 +153,13 @@
       shown.push(ok);
       shapes[i].g.classList.toggle("hidden", !ok);
       shapes[i].label.style.display = ok && (labelled[i] || words.length) ? "" : "none";
-      if (ok) visible++;
+      if (ok && !node.list) visible++;
     });
     lines.forEach(function (line, k) {
       line.classList.toggle("hidden", !(shown[edges[k][0]] && shown[edges[k][1]]));
     });
     count.textContent = visible + " of " + data.total + " memories" +
-      (data.total > n ? " (the " + n + " most linked-to drawn)" : "");
+      (data.total > memoriesDrawn ? " (the " + memoriesDrawn + " most linked-to drawn)" : "");
     if (open < 0) listed(shown, words.length > 0);
   }
 
@@ -177,7 +180,7 @@
     panel.textContent = "";
     var scopes = {}, order = [];
     nodes.forEach(function (node, i) {
-      if (!shown[i]) return;
+      if (!shown[i] || node.list) return;
       if (!scopes[node.scope]) { scopes[node.scope] = []; order.push(node.scope); }
       scopes[node.scope].push(i);
     });

@@ -51,11 +51,14 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
     from gitmem.claude.graph import LinkGraph, communities_of
     from gitmem.recall.contextsafe import clean
-    from gitmem.recall.query import about, full_text, is_index, shown_id
+    from gitmem.recall.query import _pointer_lists, about, full_text, is_index, shown_id
 
     db = refreshed(place)
     rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
-    total = len(rows)
+    # round 22 (recall22b): an index of pointers only is drawn (its lines find what they point
+    # to) but no memory: flagged `list`, never counted nor listed, as gitmem query's listings
+    lists = set(_pointer_lists(db))
+    total = sum(1 for r in rows if int(r["id"]) not in lists)
     rows = rows[:MAX_NODES]
     at = {(r["scope"], r["path"]): i for i, r in enumerate(rows)}
     g = LinkGraph(range(len(rows)))
@@ -72,7 +75,7 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     for i, r in enumerate(rows):
         memory_id = shown_id(r["scope"], r["path"])
         hit_text = full_text(_as_hit(r), _no_project)
-        node: dict[str, Any] = {}
+        node: dict[str, Any] = {"list": True} if int(r["id"]) in lists else {}
         if is_index(r["scope"], r["path"]):
             # a search finds an index's lines, and shows the memories they point to (round 21:
             # one rule with gitmem query, gitmem.recall.query._pointed_to); round 22: the lines
@@ -403,4 +406,4 @@ def write_page(place: Place, project: Callable[[], Project] | None, out: str) ->
         write_no_links(Path(place.common_dir), target, page, 0o600)
     else:
         write_atomic(target.absolute(), page, 0o600)
-    return len(data["nodes"])
+    return sum(1 for node in data["nodes"] if not node.get("list"))
