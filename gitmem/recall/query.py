@@ -718,10 +718,54 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
                     (d, near_stem, not word.startswith(term), -len(term), -int(r["doc"]), term)
                 )
         if not scored:
+            scored = _near_as_written(db, word, limit)
+        if not scored:
             return None
         near[word] = min(scored)[-1]
         changed = True
     return near if changed else None
+
+
+# round 22 (recall22b): of the indexed stems a typo starts with, the memories read for their
+# written words: a few stems, a few memories, a bounded span of each
+WRITTEN_STEMS = 2
+WRITTEN_MEMORIES = 3
+WRITTEN_SPAN = 100_000
+
+
+def _near_as_written(
+    db: sqlite3.Connection, word: str, limit: int
+) -> list[tuple[int, int, bool, int, int, str]]:
+    """The written words near `word` of the indexed stems it starts with: `compatibilty` is
+    near `compatibility`, whose stem `compat` is far from the typo's own (`compatibilti`: no
+    rule of the stemmer strips `-ibilty`), so no stem compared was near. The typo is compared
+    with the words as the memories write them. Bounded: one look-up of the word's prefixes,
+    the WRITTEN_STEMS longest held, WRITTEN_MEMORIES memories' WRITTEN_SPAN characters each."""
+    prefixes = [word[:k] for k in range(len(word) - 1, 3, -1)]
+    if not prefixes:
+        return []
+    held = rows_where(
+        db,
+        f"SELECT term FROM temp.vocab WHERE term IN ({','.join('?' * len(prefixes))}) "
+        "ORDER BY length(term) DESC LIMIT ?",
+        [*prefixes, WRITTEN_STEMS],
+    )
+    scored = []
+    span = ", ".join(f"substr({c}, 1, {WRITTEN_SPAN})" for c in ("title", "description", "body"))
+    for r in held:
+        term = str(r["term"])
+        cut = term[:-1] if term.endswith("i") else term  # `verifi`: written `verify`
+        found = rows_where(
+            db,
+            f"SELECT {span} FROM text WHERE text MATCH ? LIMIT ?",
+            [_as_term(db, term), WRITTEN_MEMORIES],
+        )
+        said = " ".join(str(v or "") for row in found for v in tuple(row)).lower()
+        for written in set(re.findall(rf"\b{re.escape(cut)}[a-z]{{0,{MAX_TYPO}}}\b", said)):
+            d = _distance(word, written)
+            if d <= limit and written != word:
+                scored.append((d, 0, False, -len(written), 0, written))
+    return scored
 
 
 def _as_term(db: sqlite3.Connection, term: str) -> str:
