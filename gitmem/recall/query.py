@@ -730,7 +730,8 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
 # written words: a few stems, a few memories, a bounded span of each
 WRITTEN_STEMS = 2
 WRITTEN_MEMORIES = 3
-WRITTEN_SPAN = 100_000
+WRITTEN_SPAN = 20_000
+WRITTEN_SCAN = 200
 
 
 def _near_as_written(
@@ -740,7 +741,8 @@ def _near_as_written(
     near `compatibility`, whose stem `compat` is far from the typo's own (`compatibilti`: no
     rule of the stemmer strips `-ibilty`), so no stem compared was near. The typo is compared
     with the words as the memories write them. Bounded: one look-up of the word's prefixes,
-    the WRITTEN_STEMS longest held, WRITTEN_MEMORIES memories' WRITTEN_SPAN characters each."""
+    the WRITTEN_STEMS longest held, of WRITTEN_SCAN memories holding each WRITTEN_MEMORIES read,
+    WRITTEN_SPAN characters of each field."""
     prefixes = [word[:k] for k in range(len(word) - 1, 3, -1)]
     if not prefixes:
         return []
@@ -751,16 +753,22 @@ def _near_as_written(
         [*prefixes, WRITTEN_STEMS],
     )
     scored = []
-    span = ", ".join(f"substr({c}, 1, {WRITTEN_SPAN})" for c in ("title", "description", "body"))
+    span = " || ' ' || ".join(
+        f"substr({c}, 1, {WRITTEN_SPAN})" for c in ("title", "description", "body")
+    )
     for r in held:
         term = str(r["term"])
         cut = term[:-1] if term.endswith("i") else term  # `verifi`: written `verify`
+        # of the memories holding the stem, those writing it with the typed word's next letter
+        # (`compati`: not `compat` alone), read among the first WRITTEN_SCAN
         found = rows_where(
             db,
-            f"SELECT {span} FROM text WHERE text MATCH ? LIMIT ?",
-            [_as_term(db, term), WRITTEN_MEMORIES],
+            f"SELECT lower({span}) AS said FROM text WHERE rowid IN "
+            "(SELECT rowid FROM text WHERE text MATCH ? LIMIT ?) "
+            f"AND instr(lower({span}), ?) LIMIT ?",
+            [_as_term(db, term), WRITTEN_SCAN, word[: len(cut) + 1], WRITTEN_MEMORIES],
         )
-        said = " ".join(str(v or "") for row in found for v in tuple(row)).lower()
+        said = " ".join(str(row["said"]) for row in found)
         for written in set(re.findall(rf"\b{re.escape(cut)}[a-z]{{0,{MAX_TYPO}}}\b", said)):
             d = _distance(word, written)
             if d <= limit and written != word:
