@@ -1028,14 +1028,21 @@ def _gone(z: list[Unit], a: list[Unit], b: list[Unit]) -> bool:
     """Whether bullets paired by place are not versions of each other: a side holds another
     base bullet, or one sharing no word, where a base bullet stood (it deleted that one) —
     merged by place, a deleted bullet's neighbour took the other side's edit of it: an edit
-    lost, a bullet written twice (round 22). Blocks then pair by likeness (`_by_likeness`)."""
+    lost, a bullet written twice (round 22). Blocks then pair by likeness (`_by_likeness`).
+    Only a bullet with no version anywhere on that side counts: one moved (a ticked item
+    filed at the end of its list) lives on, and read as deleted it sent the region to
+    `_merge_lines`, which lost the other side's edit of its neighbour (#24)."""
     if not _bullets(z, a, b):
         return False
     keys = {u.key for u in z}
     for s in (a, b):
         for u, x in zip(z, s, strict=True):
             # a key's first word is its kind and marker (`i-`)
-            if x.key != u.key and (x.key in keys or not _words(u) & _words(x)):
+            if (
+                x.key != u.key
+                and (x.key in keys or not _words(u) & _words(x))
+                and not _lives_on(u, s)  # moved, not deleted: merged by place (#24)
+            ):
                 return True
     return False
 

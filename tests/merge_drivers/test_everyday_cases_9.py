@@ -754,6 +754,33 @@ def test_an_item_moved_and_edited_on_one_side_and_edited_on_the_other_is_both(
         assert out == doc(kept, [*done[:at], want, *done[at:]]), out
 
 
+def test_an_item_moved_within_its_list_merged_again_with_every_item_edited() -> None:
+    """The property's CI failure pinned (round 22, #24): the middle item ticked, edited and
+    moved to the end of `## Todo` on one side, every item edited on the other; merged again
+    with the editor the result stays (before: the new deletion rule read the moved item as
+    deleted, `tag and push (edited)` was lost and `write the changelog` written twice)."""
+    todo = ["- [ ] bump the version", "- [ ] write the changelog", "- [ ] tag and push"]
+
+    def doc(todo: list[str]) -> str:
+        return (
+            FM9
+            + "## Todo\n\n"
+            + "".join(x + "\n" for x in todo)
+            + "\n## Done\n\n- [x] freeze the API\n"
+        )
+
+    moved = doc([todo[0], todo[2], "- [x] write the changelog"])
+    edited = doc([x + " (edited)" for x in todo])
+    out = merged(("moved", T, doc(todo), [moved, edited], [], [])).decode()
+    assert out == doc(
+        [
+            "- [ ] bump the version (edited)",
+            "- [ ] tag and push (edited)",
+            "- [x] write the changelog (edited)",
+        ]
+    ), out
+
+
 NAMES = ["黄金疯涨", "sky eye", "gold pupil", "通天神眼", "🎉 party", "ruff"]
 
 
