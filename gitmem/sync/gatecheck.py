@@ -34,6 +34,9 @@ from gitmem.sync.report import rewritten_note
 # findings of a pulled tree told, never blocking: secrets and instructions that reach the
 # agent, and text that is not UTF-8 (merged on its bytes: re-save it as UTF-8)
 NOTED = ("GM113", "GM140", "GM150")
+# the kind (refused.json) of a writer tip refused as another project's: the key it was not
+# of follows (#23, round 22)
+OTHER_PROJECT = "other-project:"
 
 
 class TipChecks:
@@ -58,7 +61,10 @@ class TipChecks:
                 since = since or load_checked(self.repo.common_dir, self.project.tracking_ref(ref))
             meta, findings, counts = self._tree(commit, where, since, local)
             if not meta.knows(self.project.key) and not self.opts.force_key:
-                raise UntrustedTreeError(*self._other_project(ref, meta, commit, where))
+                error = UntrustedTreeError(*self._other_project(ref, meta, commit, where))
+                if writer:  # kept as the tree's refusal is: a held tip is told it again
+                    self._keep(where, commit, f"{OTHER_PROJECT}{self.project.key}", error)
+                raise error
             if local is not None and not self.opts.force_key:
                 self._not_two_projects(ref, meta, local, commit, where)
             if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
@@ -122,13 +128,24 @@ class TipChecks:
         return True
 
     def _kept_refusal(self, where: str, commit: str) -> UntrustedTreeError | TamperedRef | None:
-        """The refusal of `commit` as `where` kept under the current rules, as an error."""
+        """The refusal of `commit` as `where` kept under the current rules, as an error. One
+        of another project's key holds for this project's key, without --force-key (#23)."""
         known = load_refused(self.repo.common_dir, where, commit)
         if known is None:
             return None
         kind, message, hint, tool_hint = known
+        if kind.startswith(OTHER_PROJECT) and (
+            self.opts.force_key or kind != OTHER_PROJECT + self.project.key
+        ):
+            return None
         error = TamperedRef if kind == "tampered" else UntrustedTreeError
         return error(message, hint, tool_hint=tool_hint)
+
+    def _keep(self, where: str, commit: str, kind: str, exc: UntrustedTreeError) -> None:
+        """Keep the refusal of `commit` as `where` (refused.json), told again without a walk."""
+        save_refused(
+            self.repo.common_dir, where, commit, (kind, exc.message, exc.hint, exc.tool_hint)
+        )
 
     def _tree(
         self, commit: str, where: str, since: Checked | None, local: str | None

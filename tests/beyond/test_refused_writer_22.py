@@ -5,14 +5,18 @@ tracking ref dropped, so the tip was reachable from no ref here: every later syn
 again and walked the gate to refuse it anew. It is now held on `refused_hold` of its tracking
 ref: the next sync sees the remote list the same tip and neither fetches nor checks it, and
 says the same one line; the hold is let go when the writer ref is deleted or moves to a tip
-that passes.
+that passes. Every kind of refusal alike (#23): a tree of another project's key (refused
+after the tree's own checks passed) was kept nowhere, so its hold was let go silently.
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from benchmarks.writerflood import TEAM, WRITERS
 from benchmarks.writerflood import commits_on_team as _commits_on_team
@@ -39,11 +43,39 @@ def _synced(world: World, clone: Path) -> tuple[int, str, list[list[str]]]:
     return run.code, run.err, started
 
 
-def test_a_refused_writer_tip_is_held_not_fetched_again_and_let_go(synced: Shared) -> None:
+def _hostile(world: World, tree: str, how: str) -> str:
+    """The team's `tree` made one the gate refuses, as tests/e2e/test_writer_refs.py's four
+    kinds: a top-level folder, a symlink, a huge index, another project's key."""
+    if how == "top-level":
+        return _tree_with(world, tree, {"auto/x.md": b"bad\n"})
+    if how == "huge-index":
+        return _tree_with(world, tree, {"team/MEMORY.md": b"x" * (5 << 20)})
+    if how == "other-project":
+        meta = b'version = 1\nkey = "github.com/someone/else"\n'
+        return _tree_with(world, tree, {"gitmem.toml": meta})
+    index = world.root / "plant-index"  # a symlink: mode 120000, which `_tree_with` never writes
+    env = {**world.env, "GIT_INDEX_FILE": str(index)}
+    link = world.plumb(world.remote, "hash-object", "-w", "--stdin", data=b"/etc/passwd")
+    for argv in (
+        ["read-tree", tree],
+        ["update-index", "--add", "--cacheinfo", f"120000,{link},team/link.md"],
+    ):
+        subprocess.run(["git", *argv], cwd=world.remote, env=env, check=True)
+    done = subprocess.run(
+        ["git", "write-tree"], cwd=world.remote, env=env, check=True, capture_output=True
+    )
+    index.unlink()
+    return done.stdout.decode().strip()
+
+
+@pytest.mark.parametrize("how", ["other-project", "top-level", "symlink", "huge-index"])
+def test_a_refused_writer_tip_is_held_not_fetched_again_and_let_go(
+    synced: Shared, how: str
+) -> None:
     world, _alice, bob, _team = synced
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
-    hostile, other = _commits_on_team(world, 2, _tree_with(world, tree, {"auto/x.md": b"bad\n"}))
+    hostile, other = _commits_on_team(world, 2, _hostile(world, tree, how))
     _plant_writers(world, {f"{WRITERS}{NAME}": hostile, f"{WRITERS}{GONE}": other})
     folder = f"refs/gitmem-remotes/origin/{WRITERS.removeprefix('refs/gitmem/')}"
     tracking = folder + NAME
