@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ import pytest
 
 from gitmem.cli import main
 from gitmem.gitstore.spawn import NO_TERMINAL
+from tests.support.personal import laptop_not_granted
 from tests.support.world import World, write_files
 
 
@@ -54,17 +54,8 @@ def test_one_key_hint_at_every_door_mcp_and_log_json_included(tmp_path: Path) ->
     # changes nothing) and `log --json` left out the note the text prints
     from tests.recall.test_mcp import session_script
 
-    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
-    desk.make_remote()
-    here = desk.clone("p")
-    write_files(desk.scope_path(here), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
-    write_files(desk.scope_path(here, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
-    desk.ok("-C", str(here), "sync")
-    there = laptop.clone("p", url=str(desk.remote))
-    (recipient,) = set(
-        re.findall(r"gitmem key grant '([^']+)'", laptop.ok("-C", str(there), "sync"))
-    )
-    grant = f"gitmem key grant '{recipient}'"
+    _, _, laptop, there, _ = made = laptop_not_granted(tmp_path)
+    grant = made.grant
 
     run = laptop.gitmem("-C", str(there), "log", "--json")
     assert run.code == 0 and any(r["ref"] for r in json.loads(run.out)), run.out

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from gitmem.cli import main
+from tests.support.personal import laptop_not_granted
 from tests.support.world import World, write_files
 
 
@@ -62,16 +63,8 @@ def test_a_laptop_without_the_key_is_told_the_grant_at_every_history_door(
     `restore`, `promote` said "run gitmem sync first" / "gitmem pull first" (which changes
     nothing), and `gitmem log` listed the team's history alone, as if the personal memory had
     none. Each now names the key this machine lacks and the grant, as sync and query do."""
-    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
-    desk.make_remote()
-    here = desk.clone("p")
-    write_files(desk.scope_path(here), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
-    write_files(desk.scope_path(here, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
-    desk.ok("-C", str(here), "sync")
-    there = laptop.clone("p", url=str(desk.remote))
-    asked = laptop.ok("-C", str(there), "sync")
-    (recipient,) = set(re.findall(r"gitmem key grant '([^']+)'", asked))
-    grant = f"gitmem key grant '{recipient}'"
+    desk, here, laptop, there, recipient = made = laptop_not_granted(tmp_path)
+    grant = made.grant
 
     for args in (
         ("log", "auto/b.md"),

@@ -6,15 +6,17 @@ putting any plaintext into its object store.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
+from typing import NamedTuple
 
 from gitmem.gitstore import Repository
 from gitmem.merge.tree import blobs
 from gitmem.privacy.crypto import load_machine_key, split_tree, stored_name, unlock_scope_key
 from gitmem.privacy.layout import KEY_DIR, MANIFEST, SCOPE_KEY_FILE
 from gitmem.privacy.shards import manifest_files, shard_name
-from tests.support.world import World
+from tests.support.world import World, write_files
 
 USER_REF = "refs/gitmem/users/tester@example.com"
 
@@ -94,3 +96,32 @@ def encryption_off_behind(world: World) -> tuple[Path, Path, Path, Path]:
     world.ok("-C", str(a), "config", "encrypt", "off")
     world.ok("-C", str(a), "sync")  # plaintext on the remote: a's own word
     return a, b, auto_a, auto_b
+
+
+class NotGranted(NamedTuple):
+    """A second machine of the same person before the grant (`laptop_not_granted`)."""
+
+    desk: World
+    here: Path  # the desk's clone
+    laptop: World
+    there: Path  # the laptop's clone
+    recipient: str  # the laptop's identity, as the laptop's sync named it
+
+    @property
+    def grant(self) -> str:
+        return f"gitmem key grant '{self.recipient}'"
+
+
+def laptop_not_granted(tmp_path: Path) -> NotGranted:
+    """The desk synced a personal and a team memory; the laptop cloned and synced once, and its
+    sync named the grant it waits for."""
+    desk, laptop = World(tmp_path / "desk"), World(tmp_path / "laptop")
+    desk.make_remote()
+    here = desk.clone("p")
+    write_files(desk.scope_path(here), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    write_files(desk.scope_path(here, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
+    desk.ok("-C", str(here), "sync")
+    there = laptop.clone("p", url=str(desk.remote))
+    asked = laptop.ok("-C", str(there), "sync")
+    (recipient,) = set(re.findall(r"gitmem key grant '([^']+)'", asked))
+    return NotGranted(desk, here, laptop, there, recipient)
