@@ -287,7 +287,7 @@ def _listed(kind: str, text: str) -> bool:
     return (
         kind == "entry"
         and bullet_body(first_line(text), 0) is not None
-        and bool(_steps(first_line(text)))
+        and _steps(first_line(text)) is not None
     )
 
 
