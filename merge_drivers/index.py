@@ -282,13 +282,14 @@ def _lift_leads(
 
 
 def _listed(kind: str, text: str) -> bool:
-    """Whether an item is a step (`1.`, `1)`) whose marker starts its line: the numbered lists
-    `_leads` and `_written_on_top` read (the bullets' rules are pinned by the merge laws)."""
-    return (
-        kind == "entry"
-        and bullet_body(first_line(text), 0) is not None
-        and _steps(first_line(text)) is not None
-    )
+    """Whether an item is a step (`1.`, `1)`) or a plain bullet (`-`, `*`, `+`, no link: round
+    22) whose marker starts its line: the lists `_leads` and `_written_on_top` read (a linked
+    entry's blank lines stay its own, docs/merge.md)."""
+    line = first_line(text)
+    body = bullet_body(line, 0)
+    if kind != "entry" or body is None:
+        return False
+    return bool(_steps(line)) or link_target(body) is None
 
 
 def _lead_gaps(
