@@ -317,7 +317,7 @@ def canonical_order(
         top = [
             k
             for k in new
-            if held and nodes[k].anchor == root and any(f in nodes for f in on_top.get(k, ()))
+            if held and nodes[k].anchor == root and held[0] in on_top.get(k, ())
         ]
         rest = [k for k in new if k not in top]
         if top and _newest_first(top, held, nodes):  # lines on top of a log: latest first
