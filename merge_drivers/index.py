@@ -267,19 +267,17 @@ def _leads(z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]) -> dict[Key
 
 
 def _lift_leads(
-    leads: dict[str, dict[Key, Node]], lifted: dict[Node, str]
+    leads: dict[str, dict[Key, Node]], views: dict[str, dict[Key, Node]]
 ) -> dict[str, dict[Key, str]]:
     """The blank lines under each heading base, ours and theirs all hold, lifted off the first
-    entry of its section (`_leads`): the heading's, merged apart from the entries. `lifted`
-    gets each entry's own blank lines back (`_unlift`)."""
+    entry of its section (`_leads`): the heading's, merged apart from the entries."""
     common = set(leads["base"]).intersection(leads["ours"], leads["theirs"])
     out: dict[str, dict[Key, str]] = {}
     for name, firsts in leads.items():
         out[name] = {}
         for head, nd in firsts.items():
             if head in common:
-                lifted[nd] = out[name][head] = nd.gap
-                nd.gap = ""
+                out[name][head], nd.gap = nd.gap, ""
     return out
 
 
@@ -299,23 +297,17 @@ def _lead_gaps(
     chosen: dict[Key, _Chosen],
     leads: dict[str, dict[Key, str]],
     spilled: AbstractSet[Key],
-    lifted: dict[Node, str],
-    base: dict[Key, Node],
 ) -> None:
     """The first item of each section takes the blank lines under its heading, merged 3-way
-    (a side with nothing under the heading has no say); an entry lifted off (`_lift_leads`)
-    that is no longer first takes its own back, unless only new entries are above it (written
-    on top with it: their blank lines were the heading's)."""
+    (a side with nothing under the heading has no say)."""
     head: Key | None = None
-    on_top = False  # every item of the section so far is new or was first on some side
     for k in order:
         if k in spilled:
             continue
         nd = chosen[k].node
         if nd.kind == "head":
-            head, on_top = k, True
+            head = k
             continue
-        was_first = any(h in lifted for h in (base.get(k), *(h for _, h in chosen[k].holders)))
         if head is not None and _listed(nd.kind, nd.text):
             b, o, t = (leads[n].get(head) for n in ("base", "ours", "theirs"))
             o, t = (b if o is None else o), (b if t is None else t)
@@ -323,23 +315,7 @@ def _lead_gaps(
             if o is not None and t is not None:
                 gap = _merge_gap(b, o, t)
                 chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-        elif was_first and not on_top:
-            _unlift(chosen[k], base.get(k), lifted)
-        on_top = on_top and (was_first or k not in base and _listed(nd.kind, nd.text))
         head = None
-
-
-def _unlift(c: _Chosen, b: Node | None, lifted: dict[Node, str]) -> None:
-    """An entry first under its heading on a side but not in the result (a new entry, a
-    block went above it; round 22, plain bullets): its own blank lines, merged 3-way, as if
-    none had gone to the heading."""
-    gaps = {s.name: lifted.get(nd, nd.gap) for s, nd in c.holders}
-    o, t = gaps.get("ours"), gaps.get("theirs")
-    bg = None if b is None else lifted.get(b, b.gap)
-    o, t = (t if o is None else o), (o if t is None else t)
-    if o is not None and t is not None:
-        nd = c.node
-        c.node = Node(nd.kind, nd.text, _merge_gap(bg, o, t), nd.target, nd.anchor)
 
 
 def _merge_gap(b: str | None, o: str, t: str) -> str:
@@ -437,8 +413,7 @@ def merge_index(
             for k in set(retitled) | set(respelt)
         }
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
-    lifted: dict[Node, str] = {}  # the first entries whose blank lines went to their heading
-    leads = _lift_leads(firsts, lifted)
+    leads = _lift_leads(firsts, {"base": bn, so.name: so.nodes, st.name: st.nodes})
     base_order = _base_order(zb, bn)
     once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
     said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
@@ -627,7 +602,7 @@ def merge_index(
     for key, gap in gaps.items():
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-    _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
+    _lead_gaps(order, chosen, leads, frozenset())
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -641,7 +616,7 @@ def merge_index(
     for key, nd in _numbered_on(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     if spilled:  # a section's first item archived: the next one is first
-        _lead_gaps(order, chosen, leads, spilled, lifted, bn)
+        _lead_gaps(order, chosen, leads, spilled)
     nodes.update((k, c.node) for k, c in chosen.items())
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
