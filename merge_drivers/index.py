@@ -267,7 +267,7 @@ def _leads(z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]) -> dict[Key
 
 
 def _lift_leads(
-    leads: dict[str, dict[Key, Node]], views: dict[str, dict[Key, Node]]
+    leads: dict[str, dict[Key, Node]], lifted: dict[Node, str]
 ) -> dict[str, dict[Key, str]]:
     """The blank lines under each heading base, ours and theirs all hold, lifted off the first
     entry of its section (`_leads`): the heading's, merged apart from the entries."""
@@ -277,7 +277,8 @@ def _lift_leads(
         out[name] = {}
         for head, nd in firsts.items():
             if head in common:
-                out[name][head], nd.gap = nd.gap, ""
+                lifted[nd] = out[name][head] = nd.gap
+                nd.gap = ""
     return out
 
 
@@ -297,17 +298,25 @@ def _lead_gaps(
     chosen: dict[Key, _Chosen],
     leads: dict[str, dict[Key, str]],
     spilled: AbstractSet[Key],
+    lifted: dict[Node, str],
+    base: dict[Key, Node],
 ) -> None:
     """The first item of each section takes the blank lines under its heading, merged 3-way
-    (a side with nothing under the heading has no say)."""
+    (a side with nothing under the heading has no say). A section whose first item is no list
+    entry (a block a side wrote above the list) leaves the blank lines with the entries they
+    were lifted off (round 22)."""
     head: Key | None = None
+    unled = False  # the section's first item took no blank lines
     for k in order:
         if k in spilled:
             continue
         nd = chosen[k].node
         if nd.kind == "head":
-            head = k
+            head, unled = k, False
             continue
+        if unled and any(h in lifted for h in (base.get(k), *(h for _, h in chosen[k].holders))):
+            _unlift(chosen[k], base.get(k), lifted)
+        unled = unled or head is not None and not _listed(nd.kind, nd.text)
         if head is not None and _listed(nd.kind, nd.text):
             b, o, t = (leads[n].get(head) for n in ("base", "ours", "theirs"))
             o, t = (b if o is None else o), (b if t is None else t)
@@ -316,6 +325,18 @@ def _lead_gaps(
                 gap = _merge_gap(b, o, t)
                 chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
         head = None
+
+
+def _unlift(c: _Chosen, b: Node | None, lifted: dict[Node, str]) -> None:
+    """An entry whose blank lines went to its heading (`_lift_leads`), below a block in the
+    result: its own blank lines back, merged 3-way."""
+    gaps = {s.name: lifted.get(nd, nd.gap) for s, nd in c.holders}
+    o, t = gaps.get("ours"), gaps.get("theirs")
+    bg = None if b is None else lifted.get(b, b.gap)
+    o, t = (t if o is None else o), (o if t is None else t)
+    if o is not None and t is not None:
+        nd = c.node
+        c.node = Node(nd.kind, nd.text, _merge_gap(bg, o, t), nd.target, nd.anchor)
 
 
 def _merge_gap(b: str | None, o: str, t: str) -> str:
@@ -413,7 +434,8 @@ def merge_index(
             for k in set(retitled) | set(respelt)
         }
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
-    leads = _lift_leads(firsts, {"base": bn, so.name: so.nodes, st.name: st.nodes})
+    lifted: dict[Node, str] = {}  # the first entries whose blank lines went to their heading
+    leads = _lift_leads(firsts, lifted)
     base_order = _base_order(zb, bn)
     once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
     said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
@@ -602,7 +624,7 @@ def merge_index(
     for key, gap in gaps.items():
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-    _lead_gaps(order, chosen, leads, frozenset())
+    _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -616,7 +638,7 @@ def merge_index(
     for key, nd in _numbered_on(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     if spilled:  # a section's first item archived: the next one is first
-        _lead_gaps(order, chosen, leads, spilled)
+        _lead_gaps(order, chosen, leads, spilled, lifted, bn)
     nodes.update((k, c.node) for k, c in chosen.items())
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
