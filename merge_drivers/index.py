@@ -300,13 +300,14 @@ def _lead_gaps(
     spilled: AbstractSet[Key],
     lifted: dict[Node, str],
     base: dict[Key, Node],
-) -> None:
+) -> dict[Key, Key]:
     """The first item of each section takes the blank lines under its heading, merged 3-way
     (a side with nothing under the heading has no say). A section whose first item is no list
     entry (a block a side wrote above the list) leaves the blank lines with the entries they
     were lifted off (round 22)."""
     head: Key | None = None
     unled = False  # the section's first item took no blank lines
+    led: dict[Key, Key] = {}  # heading -> the item that took its blank lines
     for k in order:
         if k in spilled:
             continue
@@ -324,7 +325,9 @@ def _lead_gaps(
             if o is not None and t is not None:
                 gap = _merge_gap(b, o, t)
                 chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
+                led[head] = k
         head = None
+    return led
 
 
 def _unlift(c: _Chosen, b: Node | None, lifted: dict[Node, str]) -> None:
@@ -624,7 +627,7 @@ def merge_index(
     for key, gap in gaps.items():
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-    _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
+    led = _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -632,7 +635,14 @@ def merge_index(
     if caps:
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
-        spilled = spill(order, nodes, value)
+        # measured with the blank lines under a heading on the heading: archiving the entry
+        # that holds them passes them to the next (`_lead_gaps`), it frees no line
+        measured = dict(nodes)
+        for h, k in led.items():
+            hd, nd = nodes[h], nodes[k]
+            measured[h] = Node(hd.kind, hd.text, hd.gap + nd.gap, hd.target, hd.anchor)
+            measured[k] = Node(nd.kind, nd.text, "", nd.target, nd.anchor)
+        spilled = spill(order, measured, value)
     for key, nd in _restyled_entries(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     for key, nd in _numbered_on(order, nodes, bn).items():
