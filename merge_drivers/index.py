@@ -267,7 +267,7 @@ def _leads(z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]) -> dict[Key
 
 
 def _lift_leads(
-    leads: dict[str, dict[Key, Node]], lifted: dict[Node, str]
+    leads: dict[str, dict[Key, Node]], views: dict[str, dict[Key, Node]]
 ) -> dict[str, dict[Key, str]]:
     """The blank lines under each heading base, ours and theirs all hold, lifted off the first
     entry of its section (`_leads`): the heading's, merged apart from the entries."""
@@ -277,20 +277,18 @@ def _lift_leads(
         out[name] = {}
         for head, nd in firsts.items():
             if head in common:
-                lifted[nd] = out[name][head] = nd.gap
-                nd.gap = ""
+                out[name][head], nd.gap = nd.gap, ""
     return out
 
 
 def _listed(kind: str, text: str) -> bool:
-    """Whether an item is a step (`1.`, `1)`) or a plain bullet (`-`, `*`, `+`, no link: round
-    22) whose marker starts its line: the lists `_leads` and `_written_on_top` read (a linked
-    entry's blank lines stay its own, docs/merge.md)."""
-    line = first_line(text)
-    body = bullet_body(line, 0)
-    if kind != "entry" or body is None:
-        return False
-    return bool(_steps(line)) or link_target(body) is None
+    """Whether an item is a step (`1.`, `1)`) whose marker starts its line: the numbered lists
+    `_leads` and `_written_on_top` read (the bullets' rules are pinned by the merge laws)."""
+    return (
+        kind == "entry"
+        and bullet_body(first_line(text), 0) is not None
+        and bool(_steps(first_line(text)))
+    )
 
 
 def _lead_gaps(
@@ -298,26 +296,17 @@ def _lead_gaps(
     chosen: dict[Key, _Chosen],
     leads: dict[str, dict[Key, str]],
     spilled: AbstractSet[Key],
-    lifted: dict[Node, str],
-    base: dict[Key, Node],
-) -> dict[Key, Key]:
+) -> None:
     """The first item of each section takes the blank lines under its heading, merged 3-way
-    (a side with nothing under the heading has no say). A section whose first item is no list
-    entry (a block a side wrote above the list) leaves the blank lines with the entries they
-    were lifted off (round 22)."""
+    (a side with nothing under the heading has no say)."""
     head: Key | None = None
-    unled = False  # the section's first item took no blank lines
-    led: dict[Key, Key] = {}  # heading -> the item that took its blank lines
     for k in order:
         if k in spilled:
             continue
         nd = chosen[k].node
         if nd.kind == "head":
-            head, unled = k, False
+            head = k
             continue
-        if unled and any(h in lifted for h in (base.get(k), *(h for _, h in chosen[k].holders))):
-            _unlift(chosen[k], base.get(k), lifted)
-        unled = unled or head is not None and not _listed(nd.kind, nd.text)
         if head is not None and _listed(nd.kind, nd.text):
             b, o, t = (leads[n].get(head) for n in ("base", "ours", "theirs"))
             o, t = (b if o is None else o), (b if t is None else t)
@@ -325,21 +314,7 @@ def _lead_gaps(
             if o is not None and t is not None:
                 gap = _merge_gap(b, o, t)
                 chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-                led[head] = k
         head = None
-    return led
-
-
-def _unlift(c: _Chosen, b: Node | None, lifted: dict[Node, str]) -> None:
-    """An entry whose blank lines went to its heading (`_lift_leads`), below a block in the
-    result: its own blank lines back, merged 3-way."""
-    gaps = {s.name: lifted.get(nd, nd.gap) for s, nd in c.holders}
-    o, t = gaps.get("ours"), gaps.get("theirs")
-    bg = None if b is None else lifted.get(b, b.gap)
-    o, t = (t if o is None else o), (o if t is None else t)
-    if o is not None and t is not None:
-        nd = c.node
-        c.node = Node(nd.kind, nd.text, _merge_gap(bg, o, t), nd.target, nd.anchor)
 
 
 def _merge_gap(b: str | None, o: str, t: str) -> str:
@@ -437,8 +412,7 @@ def merge_index(
             for k in set(retitled) | set(respelt)
         }
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
-    lifted: dict[Node, str] = {}  # the first entries whose blank lines went to their heading
-    leads = _lift_leads(firsts, lifted)
+    leads = _lift_leads(firsts, {"base": bn, so.name: so.nodes, st.name: st.nodes})
     base_order = _base_order(zb, bn)
     once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
     said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
@@ -627,7 +601,7 @@ def merge_index(
     for key, gap in gaps.items():
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-    led = _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
+    _lead_gaps(order, chosen, leads, frozenset())
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -635,20 +609,13 @@ def merge_index(
     if caps:
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
-        # measured with the blank lines under a heading on the heading: archiving the entry
-        # that holds them passes them to the next (`_lead_gaps`), it frees no line
-        measured = dict(nodes)
-        for h, k in led.items():
-            hd, nd = nodes[h], nodes[k]
-            measured[h] = Node(hd.kind, hd.text, hd.gap + nd.gap, hd.target, hd.anchor)
-            measured[k] = Node(nd.kind, nd.text, "", nd.target, nd.anchor)
-        spilled = spill(order, measured, value)
+        spilled = spill(order, nodes, value)
     for key, nd in _restyled_entries(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     for key, nd in _numbered_on(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     if spilled:  # a section's first item archived: the next one is first
-        _lead_gaps(order, chosen, leads, spilled, lifted, bn)
+        _lead_gaps(order, chosen, leads, spilled)
     nodes.update((k, c.node) for k, c in chosen.items())
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
