@@ -43,6 +43,11 @@ def _synced(world: World, clone: Path) -> tuple[int, str, list[list[str]]]:
     return run.code, run.err, started
 
 
+def _of_refs(started: list[list[str]], folder: Path) -> list[list[str]]:
+    """The processes not run in the memory `folder` (the ones that read refs and objects)."""
+    return [argv for argv in started if not any(a.startswith(str(folder)) for a in argv)]
+
+
 def _hostile(world: World, tree: str, how: str) -> str:
     """The team's `tree` made one the gate refuses, as tests/e2e/test_writer_refs.py's four
     kinds: a top-level folder, a symlink, a huge index, another project's key."""
@@ -92,7 +97,13 @@ def test_a_refused_writer_tip_is_held_not_fetched_again_and_let_go(
     assert code == 2 and err2 == err, err2  # the same one line, remembered
     # neither fetched by name, nor checked whole (`rev-list --objects`), nor taken again
     assert not [argv for argv in started if any(hostile in a or NAME in a for a in argv)]
-    assert len(started) == len(_synced(world, bob)[2])  # a third sync alike: nothing more
+    # a third sync alike: nothing more of the remote's refs. Under load a sync may run git in
+    # the memory folder once more (CI: 6 processes against 8, the extra naming bob's memory
+    # folder; not reproduced quiet); that is the folder's check, not the held tip's
+    third = _synced(world, bob)[2]
+    assert not [argv for argv in third if any(hostile in a or NAME in a for a in argv)]
+    memory = world.scope_path(bob, "team").parent
+    assert len(_of_refs(started, memory)) == len(_of_refs(third, memory)), (started, third)
     assert world.plumb(bob, "for-each-ref", tracking) == ""
     assert world.plumb(bob, "rev-parse", held) == hostile
 
