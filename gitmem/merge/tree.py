@@ -642,12 +642,30 @@ def _rename_apart(
         side = ours if moves[1].get(old) == kept else theirs
         if kept in side or kept in base or lost not in side or lost in base:
             continue  # that side wrote a file of the kept name too: left to the plain rules
+        other = theirs if side is ours else ours
+        named = {_front_name(repo.read_blob(x)) for x in (base[old], side[lost], other[kept])}
+        if None not in named and len(named) == 3:
+            continue  # two new memories each side wrote where it deleted one (a template makes
+            # them alike the deleted one): both kept, as git keeps a rename/rename to two names
         side[kept] = side.pop(lost)
         base[kept] = base[old]  # both renamed it alike now: merged at the kept name on its base
         _retitle(repo, side, theirs if side is ours else ours, old, lost, kept)
         targets[old] = {kept}
         decided.append(f"{old} renamed to {lost} and to {kept}: kept once as {kept}")
         yield lost, kept
+
+
+def _front_name(data: bytes) -> bytes | None:
+    """The frontmatter's `name:` value (its first 8 KiB read), None without one."""
+    lines = data[:8192].splitlines()
+    if not lines or lines[0].strip() != b"---":
+        return None
+    for line in lines[1:]:
+        if line.strip() == b"---":
+            return None
+        if line.startswith(b"name:"):
+            return line[5:].strip()
+    return None
 
 
 _TITLE = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+\[([^\]\n]{0,999})\]\(")

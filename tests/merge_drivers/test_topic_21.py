@@ -247,3 +247,33 @@ def test_both_sides_reorder_and_append_at_the_end_both_appends_end_the_file() ->
     assert sorted(tail) == [b"e01 line 60\n", b"e02 line 52\n"]
     for side in (a, b):
         assert merge_file(SHARED, z, out, side).data == out
+
+
+def test_two_sides_each_deleting_one_memory_and_writing_their_own_keep_both(
+    repo: Repository,
+) -> None:
+    """Both sides deleted one memory and each wrote a new one from the same template: rename
+    detection pairs each delete with its add, and round 21 decided the two "renames" once —
+    one memory's name, description and body lost to the other's (the concurrency soak, round
+    22: `c04r0-0.md renamed to c02r2-0.md and to c01r1-0.md: kept once`). Three different
+    `name:` fields are three memories: both new files kept, the old one gone."""
+
+    def topic(key: str, who: str) -> str:
+        return (
+            f"---\nname: {key}\ndescription: memory {key} from {who}\ntype: project\n---\n\n"
+            f"Body of {key}, written by {who}.\nIt says what {who} learned.\n"
+        )
+
+    def index(*keys: str) -> str:
+        return "# Memory\n\n" + "".join(f"- [{k}]({k}.md) — added by {k}\n" for k in keys)
+
+    base = {"MEMORY.md": index("c04r0-0"), "c04r0-0.md": topic("c04r0-0", "c04")}
+    a = {"MEMORY.md": index("c02r2-0"), "c02r2-0.md": topic("c02r2-0", "c02")}
+    b = {"MEMORY.md": index("c01r1-0"), "c01r1-0.md": topic("c01r1-0", "c01")}
+    out, told = merged(repo, base, a, b)
+    assert out["c02r2-0.md"] == a["c02r2-0.md"] and out["c01r1-0.md"] == b["c01r1-0.md"]
+    assert "c04r0-0.md" not in out
+    assert (
+        "[c02r2-0](c02r2-0.md)" in out["MEMORY.md"] and "[c01r1-0](c01r1-0.md)" in out["MEMORY.md"]
+    )
+    assert not [t for t in told if "kept once" in t], told
