@@ -655,17 +655,17 @@ def _rename_apart(
         yield lost, kept
 
 
-def _front_name(data: bytes) -> bytes | None:
-    """The frontmatter's `name:` value (its first 8 KiB read), None without one."""
-    lines = data[:8192].splitlines()
-    if not lines or lines[0].strip() != b"---":
+def _front_name(data: bytes) -> object:
+    """The frontmatter's parsed `name:` value (by the one frontmatter parser, so `"a"` and `a`
+    are one name), None without one or when the frontmatter does not parse."""
+    from merge_drivers.frontmatter import Invalid, split
+
+    try:
+        front, _ = split(data.decode("utf-8"))
+    except (UnicodeDecodeError, Invalid):
         return None
-    for line in lines[1:]:
-        if line.strip() == b"---":
-            return None
-        if line.startswith(b"name:"):
-            return line[5:].strip()
-    return None
+    field = front.fields.get("name") if front is not None else None
+    return None if field is None else field.value
 
 
 _TITLE = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+\[([^\]\n]{0,999})\]\(")

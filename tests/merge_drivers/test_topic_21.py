@@ -277,3 +277,21 @@ def test_two_sides_each_deleting_one_memory_and_writing_their_own_keep_both(
         "[c02r2-0](c02r2-0.md)" in out["MEMORY.md"] and "[c01r1-0](c01r1-0.md)" in out["MEMORY.md"]
     )
     assert not [t for t in told if "kept once" in t], told
+
+
+def test_two_renames_that_quote_the_name_differently_are_still_one_memory(
+    repo: Repository,
+) -> None:
+    """The `name:` fields are compared as the frontmatter parser reads them: `'x'`, `"x"` and
+    `x` are one name, so two renames that each re-quoted it are still decided once (compared
+    as raw bytes, the three spellings read as three memories and both files stayed)."""
+    single = TTL.replace("name: seo-webhooklogs-ttl", "name: 'seo-webhooklogs-ttl'")
+    double = TTL.replace("name: seo-webhooklogs-ttl", 'name: "seo-webhooklogs-ttl"')
+    out, told = merged(
+        repo,
+        BASE_LINKED,
+        _renamed_to("webhook-ledger.md", "webhook ledger", single),
+        _renamed_to("dedup-ttl.md", "dedup TTL", double),
+    )
+    assert set(out) == {"MEMORY.md", "dedup-ttl.md", "verify-branch.md"}
+    assert any("kept once as m/dedup-ttl.md" in t for t in told), told
