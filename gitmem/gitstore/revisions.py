@@ -259,13 +259,19 @@ class History(GitDir):
         return _parse_line_times(done.stdout)
 
     def commits_touching(
-        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+        self,
+        base: str | Sequence[str] | None,
+        tip: str | Sequence[str],
+        limit: int = 50,
+        paths: bool = True,
     ) -> list[Commit]:
         """Non-merge commits in base..tip, newest first, each with its author and changed paths
-        (several tips or bases: what any tip holds that no base does)."""
+        (several tips or bases: what any tip holds that no base does). `paths=False`: who and
+        what subject only, every `paths` empty — git diffs no commit's tree against its parent."""
         bases = [base] if isinstance(base, str) else list(base or ())
         tips = [tip] if isinstance(tip, str) else list(tip)
         rng = [*tips, *(f"^{b}" for b in bases)]
+        names = ["--name-only", "--no-renames"] if paths else []
         out = self.git(
             "-c",
             "core.quotePath=false",
@@ -273,8 +279,7 @@ class History(GitDir):
             "--no-merges",
             f"-n{limit}",
             "--format=%x00%H%x00%ct%x00%an%x00%ae%x00%s%x00",
-            "--name-only",
-            "--no-renames",
+            *names,
             *rng,
             "--",
         ).stdout.decode("utf-8", "surrogateescape")
