@@ -271,7 +271,7 @@ class History(GitDir):
         bases = [base] if isinstance(base, str) else list(base or ())
         tips = [tip] if isinstance(tip, str) else list(tip)
         rng = [*tips, *(f"^{b}" for b in bases)]
-        names = ["--name-only", "--no-renames"] if paths else []
+        listing = ["--name-only", "--no-renames"] if paths else []
         out = self.git(
             "-c",
             "core.quotePath=false",
@@ -279,15 +279,15 @@ class History(GitDir):
             "--no-merges",
             f"-n{limit}",
             "--format=%x00%H%x00%ct%x00%an%x00%ae%x00%s%x00",
-            *names,
+            *listing,
             *rng,
             "--",
         ).stdout.decode("utf-8", "surrogateescape")
         commits = []
         # NUL-ended fields (`log`): an author or subject may hold any other byte
         for oid, ts, name, email, subject, names in nul_records(out.removeprefix("\0"), 6):
-            paths = tuple(n for n in names.split("\n") if n)
-            commits.append(Commit(oid, float(commit_time(ts)), name, email, subject, paths))
+            changed = tuple(n for n in names.split("\n") if n)
+            commits.append(Commit(oid, float(commit_time(ts)), name, email, subject, changed))
         return commits
 
     def path_history(
