@@ -397,7 +397,9 @@ def _changes(
         bases = [b for b in (old, *writers_before.values()) if b]
         tips = [t for _, t in moved]
         hosts: dict[str, list[str]] = {}  # each person once, with the machines named
-        for commit in repo.commits_touching(bases, tips):
+        # who and on which machine only: the names come from the sync's report or the two
+        # tips below, so git diffs no commit of the range (`--name-only`, perf23)
+        for commit in repo.commits_touching(bases, tips, paths=False):
             m = re.search(r" (?:on|from) (\S+)$", commit.subject)
             seen = hosts.setdefault("you" if commit.email.casefold() == me else commit.email, [])
             if m and m.group(1) not in seen:

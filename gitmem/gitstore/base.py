@@ -337,10 +337,11 @@ class GitDir:
         self._refs: dict[str, str] | None = None
         self._trees: dict[tuple[str, bool], dict[str, TreeEntry]] = {}
         self._ancestry: dict[tuple[str, str, str], str | None] = {}
-        # tree objects read or written in this run, by id (a push reads the folder's tree once
-        # per file it edits, then diffs what it wrote): bounded (gitstore/objects.py)
-        self._tree_objects: dict[str, bytes] = {}
-        self._tree_bytes = 0
+        # tree and commit objects read or written in this run, by id (a push reads the
+        # folder's tree once per file it edits, then diffs what it wrote; a pull reads its two
+        # tips' commits a dozen times): (kind, bytes), bounded (gitstore/objects.py)
+        self._kept_objects: dict[str, tuple[str, bytes]] = {}
+        self._kept_bytes = 0
         self._tracked: dict[str, bool] = {}
         self._signed: set[str] = set()  # commits `commit-tree -S` wrote (objects.publish)
         # gitmem.* settings read from a file of the work tree (red team 6), left out

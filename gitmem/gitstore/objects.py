@@ -739,17 +739,17 @@ class ObjectStore(GitDir, ObjectEncoding):
         return kind.decode(), data
 
     def _read(self, oid: str) -> tuple[str, bytes]:
-        tree = self._tree_objects.get(oid)
-        if tree is not None:
-            return "tree", tree
+        kept = self._kept_objects.get(oid)
+        if kept is not None:
+            return kept
         found = self._read_loose(oid) or self._batch().read(oid) or self._restored(oid)
         if found is None and self._private_absent:  # made by another gitmem since we asked
             self._private_absent = False
             found = self._read_loose(oid)
         if found is None:
             raise GitError(f"object {oid} is missing from the repository", "run git fsck")
-        if found[0] == "tree":
-            self._keep_tree(oid, found[1])
+        if found[0] in KEPT_KINDS:
+            self._keep_object(oid, found[0], found[1])
         return found
 
     def _keep(self, oid: str, data: bytes) -> None:
@@ -772,17 +772,17 @@ class ObjectStore(GitDir, ObjectEncoding):
             self.write_object("blob", data)  # under its own id: bytes git gave for another
             # id (a corrupt repository) are kept where no one asks for them
 
-    def _keep_tree(self, oid: str, data: bytes) -> None:
-        """Keep a tree object for the rest of the run (an object never changes): up to
-        TREE_CACHE_BYTES in all, then the cache starts afresh."""
+    def _keep_object(self, oid: str, kind: str, data: bytes) -> None:
+        """Keep a tree or commit object for the rest of the run (an object never changes): up
+        to TREE_CACHE_BYTES in all, then the cache starts afresh."""
         if len(data) > TREE_CACHE_BYTES // 16:
             return
-        if self._tree_bytes + len(data) > TREE_CACHE_BYTES:
-            self._tree_objects.clear()
-            self._tree_bytes = 0
-        if oid not in self._tree_objects:
-            self._tree_objects[oid] = data
-            self._tree_bytes += len(data)
+        if self._kept_bytes + len(data) > TREE_CACHE_BYTES:
+            self._kept_objects.clear()
+            self._kept_bytes = 0
+        if oid not in self._kept_objects:
+            self._kept_objects[oid] = (kind, data)
+            self._kept_bytes += len(data)
 
     def read_blobs(self, oids: Iterable[str]) -> dict[str, bytes]:
         """Many blobs through the one `cat-file` client, pipelined (validate reads every file
@@ -972,8 +972,8 @@ class ObjectStore(GitDir, ObjectEncoding):
         """Write a loose object (temp file + rename, as git does); return its id."""
         raw = b"%s %d\0" % (kind.encode(), len(data)) + data
         oid = self._hash(raw)
-        if kind == "tree":
-            self._keep_tree(oid, data)
+        if kind in KEPT_KINDS:
+            self._keep_object(oid, kind, data)
         if os.path.exists(os.path.join(self.common_dir, "objects", oid[:2], oid[2:])):
             return oid  # the repository has it (published, fetched): nothing new to keep
         private = self.private_objects(create=True)
@@ -1070,7 +1070,8 @@ def _write_loose(folder: Path, name: str, data: bytes, mode: int = 0o777) -> Non
 
 
 SAMPLED = 16 << 10  # objects from this size up are sampled before they are compressed
-TREE_CACHE_BYTES = 8 << 20  # tree objects kept in a run (ObjectStore._keep_tree)
+TREE_CACHE_BYTES = 8 << 20  # tree and commit objects kept in a run (ObjectStore._keep_object)
+KEPT_KINDS = ("tree", "commit")
 SAMPLE = 4 << 10
 
 

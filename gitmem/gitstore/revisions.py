@@ -259,13 +259,19 @@ class History(GitDir):
         return _parse_line_times(done.stdout)
 
     def commits_touching(
-        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+        self,
+        base: str | Sequence[str] | None,
+        tip: str | Sequence[str],
+        limit: int = 50,
+        paths: bool = True,
     ) -> list[Commit]:
         """Non-merge commits in base..tip, newest first, each with its author and changed paths
-        (several tips or bases: what any tip holds that no base does)."""
+        (several tips or bases: what any tip holds that no base does). `paths=False`: who and
+        what subject only, every `paths` empty — git diffs no commit's tree against its parent."""
         bases = [base] if isinstance(base, str) else list(base or ())
         tips = [tip] if isinstance(tip, str) else list(tip)
         rng = [*tips, *(f"^{b}" for b in bases)]
+        listing = ["--name-only", "--no-renames"] if paths else []
         out = self.git(
             "-c",
             "core.quotePath=false",
@@ -273,16 +279,15 @@ class History(GitDir):
             "--no-merges",
             f"-n{limit}",
             "--format=%x00%H%x00%ct%x00%an%x00%ae%x00%s%x00",
-            "--name-only",
-            "--no-renames",
+            *listing,
             *rng,
             "--",
         ).stdout.decode("utf-8", "surrogateescape")
         commits = []
         # NUL-ended fields (`log`): an author or subject may hold any other byte
         for oid, ts, name, email, subject, names in nul_records(out.removeprefix("\0"), 6):
-            paths = tuple(n for n in names.split("\n") if n)
-            commits.append(Commit(oid, float(commit_time(ts)), name, email, subject, paths))
+            changed = tuple(n for n in names.split("\n") if n)
+            commits.append(Commit(oid, float(commit_time(ts)), name, email, subject, changed))
         return commits
 
     def path_history(

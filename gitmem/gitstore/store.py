@@ -169,7 +169,11 @@ class Store(ObjectsAndRefs, Protocol):
     def change_times(self, base: str | None, tip: str) -> dict[str, float]: ...
     def line_times(self, base: str | None, tip: str, path: str) -> dict[str, float]: ...
     def commits_touching(
-        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+        self,
+        base: str | Sequence[str] | None,
+        tip: str | Sequence[str],
+        limit: int = 50,
+        paths: bool = True,
     ) -> list[Commit]: ...
     def commit_changes(
         self, tip: str, exclude: Sequence[str] = ()

@@ -340,10 +340,15 @@ class MemoryRepository(MemoryStore):
         return rows
 
     def commits_touching(
-        self, base: str | Sequence[str] | None, tip: str | Sequence[str], limit: int = 50
+        self,
+        base: str | Sequence[str] | None,
+        tip: str | Sequence[str],
+        limit: int = 50,
+        paths: bool = True,
     ) -> list[Commit]:
         """As the git store's (`git log --no-merges --name-only base..tip`): newest first, each
-        with the paths it changed against its parent (a root commit: every path)."""
+        with the paths it changed against its parent (a root commit: every path); none when
+        not `paths`."""
         bases = [base] if isinstance(base, str) else list(base or ())
         hidden: set[str] = set()
         for b in bases:
@@ -355,14 +360,14 @@ class MemoryRepository(MemoryStore):
             parents = self.read_commit(oid)[1]
             if len(parents) > 1:
                 continue
-            before = self._files_under(parents[0], "") if parents else {}
-            after = self._files_under(oid, "")
-            paths = tuple(
+            before = self._files_under(parents[0], "") if parents and paths else {}
+            after = self._files_under(oid, "") if paths else {}
+            changed = tuple(
                 p for p in sorted(set(before) | set(after)) if before.get(p) != after.get(p)
             )
             stamp, name, email, message = self._commit_meta(oid)
             subject = " ".join(message.strip("\n").split("\n\n", 1)[0].split())
-            out.append(Commit(oid, float(stamp), name, email, subject, paths))
+            out.append(Commit(oid, float(stamp), name, email, subject, changed))
             if len(out) == limit:
                 break
         return out

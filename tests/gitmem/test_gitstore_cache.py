@@ -28,6 +28,42 @@ def test_a_tree_written_reads_back_as_ls_tree_lists_it(tmp_path: Path) -> None:
         assert list(repo.list_tree(rev).items()) == list(fresh.list_tree(rev).items())
 
 
+def test_a_commit_fetched_loose_is_read_once_a_run(tmp_path: Path) -> None:
+    """A pull reads its two tips' commits a dozen times (the gate, the integration, the
+    losses, the hook's changes): the loose object is opened and inflated once (perf23), and
+    every read gives what git gives."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=A", "-c", "user.email=a@example.com"]
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "one"], check=True)
+    subprocess.run([*git, "commit", "-q", "--allow-empty", "-m", "two"], check=True)
+    head = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True)
+    oid = head.stdout.strip()
+    repo = Repository(tmp_path)
+    opened: list[str] = []
+    loose = repo._loose_bytes
+
+    def counted(wanted: str) -> bytes | None:
+        opened.append(wanted)
+        return loose(wanted)
+
+    repo._loose_bytes = counted  # type: ignore[method-assign,assignment]
+    reads = [repo.read_commit(oid) for _ in range(3)]
+    assert opened == [oid]
+    tree, parents, message = reads[0]
+    assert reads == [reads[0]] * 3 and message == "two\n"
+    assert parents == [
+        subprocess.run([*git, "rev-parse", "HEAD^"], capture_output=True, text=True).stdout.strip()
+    ]
+    assert (
+        tree
+        == subprocess.run(
+            [*git, "rev-parse", "HEAD^{tree}"], capture_output=True, text=True
+        ).stdout.strip()
+    )
+    parents.append("changed by a caller")  # each read is the caller's own list
+    assert repo.read_commit(oid)[1] == reads[1][1] != parents
+
+
 def test_ref_cache_follows_our_updates_and_forgets_after_other_ref_writes(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
     tree = repo.write_tree({"x.md": (BLOB_MODE, repo.write_blob(b"x"))})

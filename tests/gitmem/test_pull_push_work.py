@@ -257,6 +257,14 @@ def test_the_session_start_hook_with_ten_changed_starts_the_pulls_processes_and_
     assert sorted(_git_commands(trace)) == sorted([*PULL, "log"]), _git_commands(trace)
     assert "Memory changed since the last session" in out and "you (on " in out, out
     assert all(f"m{(9 * CHANGED + k) % FILES:04d}.md" in out for k in range(CHANGED)), out
+    # the log reads who pushed, not what each commit changed: the names above come from the
+    # pull's own report, so git diffs no commit's tree (perf23)
+    logs = [
+        e["argv"]
+        for e in map(json.loads, trace.read_text().splitlines())
+        if e["event"] == "start" and "/" not in e["sid"] and "log" in e["argv"]
+    ]
+    assert len(logs) == 1 and "--name-only" not in logs[0], logs
 
 
 def test_a_push_and_the_pull_of_ten_changed_files_import_no_dataclasses(

@@ -339,6 +339,12 @@ def test_history_questions_beyond_the_log(side: Side) -> None:
     assert touching[0].time == 1_700_000_020
     assert [c.oid for c in s.commits_touching([left], [merge], limit=10)] == [right]
     assert [c.oid for c in s.commits_touching(None, left, limit=1)] == [left]
+    # who and what, without the paths (the SessionStart hook's "who changed what"): no diff
+    bare = s.commits_touching(root, merge, limit=10, paths=False)
+    assert [(c.oid, c.subject, c.email, c.paths) for c in bare] == [
+        (right, "right", WHO[1], ()),
+        (left, "left", WHO[1], ()),
+    ]
     times = s.line_times(root, merge, "team/a.md")  # a hint: blame where the store has it
     assert all(isinstance(t, float) for t in times.values())
     diff = s.diff(root, left)
