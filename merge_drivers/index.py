@@ -1507,7 +1507,7 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
         # the marker is style (`-` → `1.`, a list turned into steps), the words are content:
         # a restyle on one side and an edit on the other both stand (#24, round 18b)
         lead, c1 = _three(mz[0], mw[0], ml[0], tie)
-        said, c2 = _three(mz[1], mw[1], ml[1], tie)
+        said, c2 = _merge_hook(mz[1], mw[1], ml[1], tie)  # its words as a hook's (round 23)
         first, clash = lead + said, c1 or c2
         first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
     else:
