@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pytest
 
+from merge_drivers import merge_file
 from tests.merge_drivers.test_everyday_20 import sub
 from tests.merge_drivers.test_everyday_22 import BEVY, RAY, TYPES
 from tests.support.sweep import SweepCase, check_case
@@ -449,3 +450,46 @@ SWEEP: dict[str, SweepCase] = {
 def test_the_twenty_third_sweep(name: str) -> None:
     """Each case both directions, then merged again with either side: nothing changes."""
     check_case(SWEEP[name])
+
+
+# The fixed class's neighbours (docs/merge.md, round 23): a MEMORY.md bullet with no link
+# (`- **file.md** — hook`, a plain note) merged word by word as a linked entry's hook
+NEIGHBOURS: dict[str, SweepCase] = {
+    # not signed, left (docs/merge.md, round 23): the bold file name is the entry's key, so
+    # the renamed line is a new entry and the old one stays with the hook edited — two lines
+    "bold-name index: the file name changed vs a word of the hook edited": (
+        I,
+        MULLER,
+        sub(MULLER, ("**project_overview.md**", "**overview.md**")),
+        sub(MULLER, ("Phase 1 status", "Phase 2 status")),
+        None,
+    ),
+    "bold-name index: words edited at both ends of one line, with CRLF": case(
+        MULLER.replace(b"\n", b"\r\n"),
+        ("the verified build", "the verified Windows build"),
+        ("shipped wins.", "shipped wins (see ADR-3)."),
+        I,
+    ),
+    "plain note in MEMORY.md: two words edited, one each, CJK": case(
+        "# 备忘\n\n- 每10集一卡，先验收再大纲再正文\n- 哥哥审稿\n".encode(),
+        ("每10集", "每12集"),
+        ("再正文", "再正文（DS写）"),
+        I,
+    ),
+}
+
+
+def test_one_word_of_a_bold_name_entry_edited_on_both_sides_is_one_line_and_told() -> None:
+    """The same words changed by both: one side's whole line (a tie: the greater bytes, the
+    same on every machine), the other's edit told — never a line half of each."""
+    ours = sub(MULLER, ("Phase 1 status", "Phase 2 status"))
+    theirs = sub(MULLER, ("Phase 1 status", "Phase 3 status"))
+    result = merge_file(I, MULLER, ours, theirs)
+    assert result.data == merge_file(I, MULLER, theirs, ours).data == theirs
+    [told] = result.resolutions
+    assert told.subject == "entry project_overview.md" and told.reason == "tie-break", told
+
+
+@pytest.mark.parametrize("name", sorted(NEIGHBOURS))
+def test_the_twenty_third_neighbours(name: str) -> None:
+    check_case(NEIGHBOURS[name])
