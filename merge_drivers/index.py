@@ -34,6 +34,7 @@ Never reads files, the clock or the environment.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from itertools import pairwise
@@ -85,6 +86,7 @@ from merge_drivers.indexorder import (
     unkept_regroups,
 )
 from merge_drivers.indexpairs import (
+    NO_SPACES,
     block_kind,
     block_rewrites,
     heading_renames,
@@ -1258,7 +1260,8 @@ def _merge_hook(b: str, w: str, lo: str, tie: bool = False) -> tuple[str, bool]:
 
     words = [x.lstrip() for x in (b, w, lo)]
     split = [x.split(" ") for x in words]
-    if all(words) and all(all(x) for x in split) and _replaced_in_place(split):
+    spaceless = any(re.search(f"[{NO_SPACES}]", x) for x in words)  # a word is a character
+    if not spaceless and all(words) and all(all(x) for x in split) and _replaced_in_place(split):
         # words replaced one for one on both sides (single-spaced): each word decided on its
         # own from the base's word and the two sides' — the same word changed by two replicas
         # goes to the same winner whatever a third changed next to it and whichever merged first
@@ -1507,7 +1510,12 @@ def merge_entry(base: str, win: str, lose: str, tie: bool = False) -> tuple[str,
         # the marker is style (`-` → `1.`, a list turned into steps), the words are content:
         # a restyle on one side and an edit on the other both stand (#24, round 18b)
         lead, c1 = _three(mz[0], mw[0], ml[0], tie)
-        said, c2 = _three(mz[1], mw[1], ml[1], tie)
+        # edits of different words both stand, as in a linked entry's hook (round 23: a
+        # bold-name entry lost an edit at its end to one inside it); words both sides
+        # changed go to one side's whole line, as before
+        said, c2 = _merge_hook(mz[1], mw[1], ml[1], tie)
+        if c2:
+            said, c2 = _three(mz[1], mw[1], ml[1], tie)
         first, clash = lead + said, c1 or c2
         first = wb[0] if first == wb[0].rstrip() else lb[0] if first == lb[0].rstrip() else first
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from itertools import accumulate
@@ -268,8 +269,15 @@ def _pair_kind(nd: Node, key: Key) -> str:
     return "bullet" if is_plain(key, nd) else ""
 
 
+# a word as `fine` reads one: in the scripts written without spaces (CJK, kana, full-width
+# forms, Thai) each character is a word, so a Chinese bullet with a phrase edited is that
+# bullet edited, not another one (round 23: both versions were kept as two entries)
+NO_SPACES = "\u0e00-\u0e7f\u3000-\u9fff\uff00-\uffff"
+_WORD = re.compile(f"[{NO_SPACES}]|[^\\s{NO_SPACES}]+")
+
+
 def _said(text: str) -> tuple[str, ...]:
-    return tuple((bullet_body(first_line(text)) or "").casefold().split())
+    return tuple(_WORD.findall((bullet_body(first_line(text)) or "").casefold()))
 
 
 def _unboxed(words: tuple[str, ...]) -> tuple[str, ...]:

@@ -58,9 +58,21 @@ def test_an_edit_and_a_new_indented_line_under_the_bullet_are_one_bullet() -> No
     assert "-j8" not in text
 
 
-def test_two_edits_of_one_plain_bullet_are_one_bullet_with_a_resolution() -> None:
+def test_two_edits_of_one_plain_bullet_are_one_bullet_with_both_words() -> None:
+    """Edits of different words both stand, as in a linked entry's hook (round 23: was one
+    side's whole line and a resolution)."""
     ours = EDITED
     theirs = BASE.replace("Use make -j8 for builds", "Use make -j8 for all builds")
+    result = merge_file(INDEX, BASE.encode(), ours.encode(), theirs.encode())
+    assert result.data is not None
+    text = result.data.decode()
+    assert text.count("- Use make") == 1 and "- Use make -j16 for all builds\n" in text, text
+    assert not result.resolutions
+
+
+def test_one_word_edited_on_both_sides_of_a_plain_bullet_is_one_bullet_with_a_resolution() -> None:
+    ours = EDITED
+    theirs = BASE.replace("Use make -j8 for builds", "Use make -j32 for builds")
     result = merge_file(INDEX, BASE.encode(), ours.encode(), theirs.encode())
     assert result.data is not None
     text = result.data.decode()
