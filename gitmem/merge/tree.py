@@ -414,6 +414,7 @@ def _decide_together(
     from merge_drivers.together import decide_together
 
     (of, ot), (tf, tt) = ours, theirs
+    in_folder: dict[str, list[str]] | None = None  # the files of each folder, listed once
     for index_path in sorted(p for p in result.files if p.rsplit("/", 1)[-1] == "MEMORY.md"):
         if not all(index_path in m for m in (base, of, tf)):
             continue
@@ -422,10 +423,15 @@ def _decide_together(
             continue
         folder = index_path.rsplit("/", 1)[0] if "/" in index_path else ""
         prefix = f"{folder}/" if folder else ""
+        if in_folder is None:  # red team 23: each index walked every file, 10,000 folders
+            # of a teammate's tree changing their MEMORY.md cost 10^9 steps (minutes)
+            in_folder = {}
+            for path in result.files:
+                in_folder.setdefault(path.rpartition("/")[0], []).append(path)
         names = []
-        for path in result.files:
+        for path in in_folder.get(folder, []):
             name = path[len(prefix) :]
-            if not path.startswith(prefix) or "/" in name or not name.endswith(".md"):
+            if not name.endswith(".md"):
                 continue
             if not all(path in m for m in (base, of, tf)) or name == "MEMORY.md":
                 continue

@@ -27,7 +27,7 @@ from gitmem.policy.treecheck import (
     parse_meta,
     render_meta,
 )
-from gitmem.project.scopes import GITMEM_PREFIX, refused_hold
+from gitmem.project.scopes import GITMEM_PREFIX, TEAM_REF, refused_hold
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import rewritten_note
 
@@ -37,6 +37,9 @@ NOTED = ("GM113", "GM140", "GM150")
 # the kind (refused.json) of a writer tip refused as another project's: the key it was not
 # of follows (#23, round 22)
 OTHER_PROJECT = "other-project:"
+# the kind of a writer tip refused for its signatures (`gitmem.requireSigned`): its kept
+# refusal is asked of git again, never of the cache alone (keys change outside gitmem)
+UNSIGNED = "unsigned"
 
 
 class TipChecks:
@@ -67,16 +70,11 @@ class TipChecks:
                 raise error
             if local is not None and not self.opts.force_key:
                 self._not_two_projects(ref, meta, local, commit, where)
-            if must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
-                unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
-                if unsigned:
-                    raise UntrustedTreeError(
-                        f"{self.project.source_name(ref)}: {unsigned[0].message}"
-                        + (f" (and {len(unsigned) - 1} more)" if len(unsigned) > 1 else ""),
-                        "gitmem.requireSigned is on: ask its author to sign (git config "
-                        "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
-                        "nothing was written",
-                    )
+            unsigned = self._unsigned(ref, commit, local, where)
+            if unsigned is not None:
+                if writer:  # kept as the tree's refusal is: a held tip is told again
+                    self._keep(where, commit, UNSIGNED, unsigned)
+                raise unsigned
             if self.views.of(ref).sealed:
                 pin = self._pin(ref, local, since)
                 if not self._plain_personal(pin, counts, since):
@@ -112,6 +110,24 @@ class TipChecks:
                 self._not_utf8(ref, finding)
         return True
 
+    def _unsigned(
+        self, ref: str, commit: str, local: str | None, where: str
+    ) -> UntrustedTreeError | None:
+        """The refusal of `commit` (of `ref`, shown as `where`) for commits since `local` git
+        does not verify, under `gitmem.requireSigned`; None when it is off or all verify."""
+        if not must_be_signed(ref, self.repo.config_get("gitmem.requireSigned")):
+            return None
+        unsigned = signature_findings(self.repo.unverified_commits(commit, local), ref)
+        if not unsigned:
+            return None
+        return UntrustedTreeError(
+            f"{where}: {unsigned[0].message}"
+            + (f" (and {len(unsigned) - 1} more)" if len(unsigned) > 1 else ""),
+            "gitmem.requireSigned is on: ask its author to sign (git config "
+            "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
+            "nothing was written",
+        )
+
     def _writer_where(self, tracking: str) -> str:
         return f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
 
@@ -134,6 +150,10 @@ class TipChecks:
         if known is None:
             return None
         kind, message, hint, tool_hint = known
+        if kind == UNSIGNED:  # asked again (one `git log`): a signer allowed since lets it in,
+            # and `requireSigned` turned off too (red team 23: never kept, the held tip was
+            # let go and taken anew every other sync, refused on one and silent on the next)
+            return self._unsigned(TEAM_REF, commit, self.repo.resolve(TEAM_REF), where)
         if kind.startswith(OTHER_PROJECT) and (
             self.opts.force_key or kind != OTHER_PROJECT + self.project.key
         ):

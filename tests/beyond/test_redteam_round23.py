@@ -1,0 +1,86 @@
+"""Red team, round 23 (charter rules 4 and 5; docs/reliability.md "Red team, round 23"): each
+test is an attack that worked before this round and fails without its fix."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+
+from benchmarks.writerflood import TEAM, WRITERS, commits_on_team, plant_writers
+from gitmem.merge.tree import merge_trees
+from gitmem.project.scopes import refused_hold
+from tests.beyond.test_redteam_writers import _tree_with
+from tests.support.teammates import Shared
+
+WRITER = "0badc0ffee000023"
+
+
+def test_an_unsigned_writer_tip_is_refused_on_every_sync_until_it_may_pass(
+    synced: Shared,
+) -> None:
+    """Worked: under `gitmem.requireSigned`, a teammate's unsigned writer ref was refused and
+    held, but the refusal was kept nowhere: the next sync let the hold go in silence (exit 0,
+    nothing said), the one after took the tip anew and refused it again — one sync in two
+    said nothing of it, and the line named the team ref, not the writer ref. Now kept as the
+    tree's refusals are (its signatures asked of git again each time): every sync says it,
+    naming the writer ref; with the setting off it passes."""
+    world, bob = synced.world, synced.bob
+    world.git("config", "--global", "gitmem.requireSigned", "true")
+    tip = world.plumb(world.remote, "rev-parse", TEAM)
+    tree = world.plumb(world.remote, "rev-parse", f"{tip}^{{tree}}")
+    good = _tree_with(world, tree, {"team/w.md": b"---\nname: w\n---\nfrom a writer\n"})
+    (commit,) = commits_on_team(world, 1, good)
+    plant_writers(world, {f"{WRITERS}{WRITER}": commit})
+    held = refused_hold(f"refs/gitmem-remotes/origin/{WRITERS.removeprefix('refs/gitmem/')}")
+    for _ in range(3):
+        run = world.gitmem("-C", str(bob), "sync")
+        assert run.code == 2, run.err + run.out
+        assert f"origin/{WRITERS}{WRITER}: commit {commit[:12]}" in run.err, run.err
+        assert run.err.count("gitmem: error:") == 1
+        assert world.plumb(bob, "rev-parse", held + WRITER) == commit
+    assert not (world.scope_path(bob, "team") / "w.md").exists()
+    world.git("config", "--global", "gitmem.requireSigned", "false")
+    codes = [world.gitmem("-C", str(bob), "sync").code for _ in range(2)]
+    assert codes[-1] == 0, codes
+    assert (world.scope_path(bob, "team") / "w.md").read_bytes().endswith(b"from a writer\n")
+
+
+class _Blobs:
+    """The pure tree merge's objects, in memory (the merge reads and writes nothing else)."""
+
+    def __init__(self) -> None:
+        self.blobs: dict[str, bytes] = {}
+
+    def read_blob(self, oid: str, keep: bool = False) -> bytes:
+        return self.blobs[oid]
+
+    def write_blob(self, data: bytes) -> str:
+        oid = hashlib.sha1(data).hexdigest()
+        self.blobs[oid] = data
+        return oid
+
+
+def _merge_of_many_indexes(folders: int) -> float:
+    """CPU seconds of a merge where a teammate changed the MEMORY.md of each of `folders`
+    folders (ten topic files each) and we edited one topic file."""
+    repo = _Blobs()
+    topic = repo.write_blob(b"---\nname: t\n---\nz\n")
+    old, new = repo.write_blob(b"- [A](t0.md) - x\n"), repo.write_blob(b"- [A](t0.md) - y\n")
+    base: dict[str, str] = {}
+    for i in range(folders):
+        base.update({f"team/f{i}/t{j}.md": topic for j in range(10)})
+        base[f"team/f{i}/MEMORY.md"] = old
+    theirs = {p: new if p.endswith("MEMORY.md") else o for p, o in base.items()}
+    ours = dict(base, **{"team/f0/t0.md": repo.write_blob(b"---\nname: t\n---\nmine\n")})
+    start = time.process_time()
+    merge_trees(repo, base, ours, theirs)
+    return time.process_time() - start
+
+
+def test_a_merge_of_many_folders_indexes_costs_linear_time() -> None:
+    """Worked (cost): the merge's one decision per memory (`_decide_together`) walked every
+    file of the tree for each changed MEMORY.md: 2,000 folders 5.5 s, 10,000 (110,000 files,
+    within the gate's bounds) over two minutes for every teammate's sync. Now each folder's
+    files are listed once: 8× the folders costs about 8× (quadratic: 64×)."""
+    small, large = _merge_of_many_indexes(300), _merge_of_many_indexes(2400)
+    assert large < 0.2 + 20 * small, (small, large)
