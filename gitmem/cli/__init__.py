@@ -116,9 +116,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args_list:  # no command is bad usage, as for a group without its subcommand
             parser.print_help()
             return 2
-        args = parser.parse_args(args_list)
-        if getattr(args, "handler", None) is None:  # a group alone, e.g. `gitmem hooks`
-            args = _group_alone(args, args_list)
+        args = parser.parse_args(_with_group_default(parser, args_list))
+        if getattr(args, "handler", None) is None:  # a group alone, e.g. `gitmem bundle`
+            _group_alone(args)
         back = _enter_directory(args)
         _memory_dir_from_directory(args)
         return int(args.handler(args) or 0)
@@ -140,20 +140,44 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.chdir(back)
 
 
-def _group_alone(args: argparse.Namespace, argv: list[str]) -> argparse.Namespace:
+def _with_group_default(parser: Parser, argv: list[str]) -> list[str]:
     """A group without its subcommand runs its listing one, as `git remote` lists (`gitmem
-    key`: key list, `hooks`/`drivers`: status); a group with none to default to (`bundle`:
-    create or unbundle?) is bad usage in one line, as every other (round 22: its help on
-    stdout, exit 2 and no error line)."""
+    key`: key list, `hooks`/`drivers`: status), with every option typed: `gitmem key --json`
+    is `gitmem key list --json` (round 22 refused it: --json was not the group's own). The
+    default goes right after the group's name, so what followed is the subcommand's."""
+    from gitmem.cli.common import chosen_command, group_default
+
+    name = chosen_command(argv)
+    default = group_default(parser, name)
+    if default is None or not argv:
+        return argv
+    at = argv.index(name)
+    rest = iter(argv[at + 1 :])
+    for word in rest:
+        if word in ("-h", "--help", "--"):  # the group's own help stands
+            return argv
+        if word == "-C" or (len(word) > 2 and "--memory-dir".startswith(word)):
+            next(rest, None)  # its value is no subcommand
+        elif not word.startswith("-"):
+            return argv  # a subcommand, or a word argparse names as none
+    return [*argv[: at + 1], default, *argv[at + 1 :]]
+
+
+def _group_alone(args: argparse.Namespace) -> None:
+    """A group with no subcommand to default to (`bundle`: create or unbundle?) is bad usage
+    in one line naming each subcommand and what it does (round 22: its help on stdout, exit 2
+    and no error line; round 23: the names alone, and "see --help")."""
     from gitmem.errors import UsageError
 
-    default = getattr(args, "group_default", None)
-    if default is not None:  # every option the group took stays before its subcommand
-        return build_parser([*argv, default]).parse_args([*argv, default])
     group = args.group_parser
-    names = list(args.group_names)
+    named = "; ".join(
+        f"{group.prog} {choice.dest}: {choice.help}"
+        for action in group._subparsers._group_actions
+        for choice in action._get_subactions()
+    )
     raise UsageError(
-        f"{group.prog} needs a subcommand: {', '.join(names)}", f"see '{group.prog} --help'"
+        f"{group.prog} needs a subcommand: {', '.join(args.group_names)}",
+        f"{named} (see '{group.prog} --help')",
     )
 
 

@@ -480,7 +480,9 @@ def restore(args: argparse.Namespace) -> int:
         prog = getattr(args, "command_prog", "gitmem restore")
         raise UsageError(
             f"the following arguments are required: PATH (or --lost N) ({prog})",
-            f"see '{prog} --help'",
+            f"PATH: the memory to bring back ({prog} auto/NAME.md, gitmem log lists them); "
+            f"--lost N: one edit a merge resolved against (gitmem lost lists them) "
+            f"(see '{prog} --help')",
         )
     project = project_for(args, args.path)
     with sealed_here(project, args.path):

@@ -1,0 +1,119 @@
+"""What the round-23 newcomer walk tripped on (a fresh HOME that read only the README and the
+guide), each fixed as a class; each test failed before its fix. Real git, bare remotes, a
+temporary HOME. The wording policy: a usage error's hint names what works (the command line, or
+what the command takes), and ends with where the rest is ("see 'gitmem … --help'")."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from gitmem.cli import main
+from tests.support.world import World, write_files
+
+
+def two_lines(capsys: pytest.CaptureFixture[str]) -> tuple[str, str]:
+    out, err = capsys.readouterr()
+    lines = err.strip().splitlines()
+    assert not out and len(lines) == 2, (out, err)
+    return lines[0], lines[1]
+
+
+def test_a_group_alone_takes_its_listing_subcommand_s_options(world: World) -> None:
+    """`gitmem key --json` was refused ("--json goes after the subcommand"), though `gitmem key`
+    alone is `gitmem key list`: a group alone now runs its default with every option typed."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    world.ok("-C", str(a), "sync")  # the personal ref, sealed for this machine's key
+    listed = world.ok("-C", str(a), "key", "list", "--json")
+    assert json.loads(listed)[0]["this_machine"] is True, listed
+    assert json.loads(world.ok("-C", str(a), "key", "--json")) == json.loads(listed)
+    assert json.loads(world.ok("key", "-C", str(a), "--json")) == json.loads(listed)
+    hooks = json.loads(world.ok("-C", str(a), "hooks", "--json"))
+    assert [h["where"] for h in hooks] == ["project", "user"], hooks
+    # a subcommand, a mistyped one and the group's help keep their answers
+    assert json.loads(world.ok("-C", str(a), "key", "show", "--json"))["recipient"]
+    run = world.gitmem("-C", str(a), "key", "grnat")
+    assert run.code == 2 and "did you mean 'gitmem key grant'?" in run.err, run.err
+    assert "usage: gitmem key [-h]" in world.ok("key", "--help")
+
+
+def test_a_group_without_a_default_names_what_each_subcommand_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`gitmem bundle` said only "see 'gitmem bundle --help'"."""
+    assert main(["bundle"]) == 2
+    what, hint = two_lines(capsys)
+    assert what == "gitmem: error: gitmem bundle needs a subcommand: create, unbundle"
+    assert hint.startswith("hint: gitmem bundle create: commit your memory and write"), hint
+    assert "; gitmem bundle unbundle: merge a bundle's memory refs" in hint, hint
+    assert hint.endswith("(see 'gitmem bundle --help')"), hint
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        # each said "see 'gitmem … --help'" alone
+        (["sync", "origin"], "a remote is named with --remote: gitmem sync --remote origin "),
+        (
+            ["-C", ".", "push", "--scope", "team", "origin", "main"],
+            "a remote is named with --remote: gitmem -C . push --scope team --remote origin "
+            "(see 'gitmem push --help'; memory syncs on refs/gitmem/*, never a branch: no main)",
+        ),
+        (
+            ["status", "extra"],
+            "gitmem status takes no argument; options: --remote NAME, --json, --fetch, --user ",
+        ),
+        (["log", "a", "b"], "gitmem log takes PATH; options: --max-count N, --oneline, --json"),
+        (["key", "grant", "a", "b"], "gitmem key grant takes RECIPIENT; options: --user, --json"),
+        (["uninstall", "--purge"], "gitmem uninstall takes no argument; options: --user, --json"),
+        # git's options typed out of habit: what gitmem does instead
+        (["pull", "--rebase"], "--rebase is git's, not gitmem pull's: gitmem merges memory refs"),
+        (["log", "--grep", "x"], "--grep is git's, not gitmem log's: gitmem query WORDS finds"),
+        (["log", "-p"], "-p is git's, not gitmem log's: gitmem log lists each commit's files;"),
+        (["status", "-s"], "-s is git's, not gitmem status's: gitmem status --json gives"),
+        (["log", "--all"], "--all is git's, not gitmem log's: gitmem log lists every scope's"),
+    ],
+)
+def test_a_word_a_command_does_not_take_is_answered_with_what_it_takes(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`pull --rebase` was told "did you mean --verbose?", `log --all` "--all is an option of
+    validate"; the rest only "see --help". Now the line that works or what the command takes."""
+    assert main(argv) == 2
+    what, said = two_lines(capsys)
+    assert what.startswith("gitmem: error: unrecognized arguments: "), what
+    assert said.startswith(f"hint: {hint}"), said
+    assert said.endswith(" --help')") or said.endswith("no main)"), said
+    assert "did you mean" not in said and "is an option of" not in said, said
+
+
+def test_restore_without_a_path_says_what_it_takes(capsys: pytest.CaptureFixture[str]) -> None:
+    """`gitmem restore` said "see 'gitmem restore --help'" alone."""
+    assert main(["restore"]) == 2
+    what, hint = two_lines(capsys)
+    assert what.endswith("required: PATH (or --lost N) (gitmem restore)"), what
+    assert hint.startswith("hint: PATH: the memory to bring back (gitmem restore auto/NAME.md"), (
+        hint
+    )
+    assert "--lost N: one edit a merge resolved against (gitmem lost lists them)" in hint, hint
+
+
+def test_status_in_a_bare_repository_names_steps_that_work_there(world: World) -> None:
+    """`gitmem status` in a bare repository (the remote itself) said "next: add a remote to
+    share memory" (it is the one others share through) and "next: … gitmem hooks install
+    --claude", which refuses there; doctor's fix was the same refused command."""
+    world.clone("a")  # the remote has a commit
+    said = world.ok("-C", str(world.remote), "status").splitlines()
+    steps = [s for s in said if s.startswith("next: ")]
+    assert steps[0].startswith("next: a bare repository without a remote is one others clone"), (
+        steps
+    )
+    assert steps[-1].endswith(
+        "gitmem hooks install --claude --user (a bare repository has no working tree)"
+    ), steps
+    run = world.gitmem("-C", str(world.remote), "doctor")
+    assert "fix: gitmem hooks install --claude --user (a bare" in run.out, run.out
+    world.ok("-C", str(world.remote), "hooks", "install", "--claude", "--user")  # the step works
+    assert "hooks install" not in world.ok("-C", str(world.remote), "status")
