@@ -6,10 +6,12 @@ what the command takes), and ends with where the rest is ("see 'gitmem … --hel
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from gitmem.cli import main
+from tests.support.personal import laptop_not_granted
 from tests.support.world import World, write_files
 
 
@@ -117,3 +119,19 @@ def test_status_in_a_bare_repository_names_steps_that_work_there(world: World) -
     assert "fix: gitmem hooks install --claude --user (a bare" in run.out, run.out
     world.ok("-C", str(world.remote), "hooks", "install", "--claude", "--user")  # the step works
     assert "hooks install" not in world.ok("-C", str(world.remote), "status")
+
+
+def test_a_laptop_without_the_key_is_told_lost_edits_of_personal_memory_are_not_listed(
+    tmp_path: Path,
+) -> None:
+    """`gitmem lost` on a second machine before the grant said "no lost edits" alone, as if
+    the personal memory had none (`log` says so since round 22): the same note, text and JSON."""
+    made = laptop_not_granted(tmp_path)
+    desk, here, laptop, there = made.desk, made.here, made.laptop, made.there
+    for args in (("lost",), ("lost", "--json")):
+        run = laptop.gitmem("-C", str(there), *args)
+        assert run.code == 0, run.out + run.err
+        assert run.err.startswith("note: your personal memory's lost edits are not listed: "), run
+        assert made.grant in run.err, run.err
+    run = desk.gitmem("-C", str(here), "lost")
+    assert run.code == 0 and run.err == "", run.err
