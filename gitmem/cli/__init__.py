@@ -26,7 +26,7 @@ EPILOG = (
     "Options -C, --memory-dir and --debug may stand before or after the command.\n"
     "Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 git or remote failure (or a sync "
     "partly done), 4 internal error, 130 interrupted.\n"
-    "'gitmem COMMAND --help' shows a command's options."
+    "'gitmem COMMAND --help' (or 'gitmem help COMMAND') shows a command's options."
 )
 
 # The hook's command lines (claude/hooks.py hook_command): parsed, they are `args.mode` and
@@ -112,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from gitmem.claude.hookrun import answer  # as cli/sync.py's run: no parser built
 
             return answer(args_list[0], ".", None)
+        args_list = _help_word(args_list)
         parser = build_parser(args_list)
         if not args_list:  # no command is bad usage, as for a group without its subcommand
             parser.print_help()
@@ -138,6 +139,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             import os
 
             os.chdir(back)
+
+
+def _help_word(argv: list[str]) -> list[str]:
+    """git's `help COMMAND`: `gitmem help sync` is `gitmem sync --help`, `gitmem help` is
+    `gitmem --help` (round 23: "unknown command 'help'", though the words say what is meant)."""
+    from gitmem.cli.common import chosen_command
+
+    if chosen_command(argv) != "help":
+        return argv
+    at = argv.index("help")
+    return [*argv[:at], *argv[at + 1 :], "--help"]
 
 
 def _with_group_default(parser: Parser, argv: list[str]) -> list[str]:

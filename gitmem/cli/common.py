@@ -109,7 +109,7 @@ class Parser(argparse.ArgumentParser):
 
             hint = NOT_A_PROJECT_SCOPE
         elif "invalid choice: " in message:  # `key grnat`, `hooks instal`, `completion bsh`
-            hint = _similar_choice(message, self.prog) or hint
+            hint = _similar_choice(message, self.prog) or self._what_it_takes(message) or hint
         elif message.startswith("the following arguments are required") and (
             self.prog in FIRST_FORMS
         ):  # `gitmem record 'some text'`: the form that works, not only --help
@@ -124,7 +124,8 @@ class Parser(argparse.ArgumentParser):
         its help ("--scope SCOPE: only this scope (auto, team, agents, local)"). Round 22:
         "expected one argument" and "arguments are required" said only "see --help"."""
         if message.startswith("argument "):
-            if not message.endswith(": expected one argument"):
+            # `completion powershell`: no close choice, the choices (round 23: "see --help")
+            if not (message.endswith(": expected one argument") or ": invalid choice: " in message):
                 return None
             name = message.removeprefix("argument ").split(":", 1)[0].split("/")[0]
         else:
@@ -135,11 +136,7 @@ class Parser(argparse.ArgumentParser):
                 if not action.help or action.help == argparse.SUPPRESS:
                     return None
                 # argparse's own usage: an option's value is METAVAR, else its DEST in capitals
-                usage = (
-                    f"{name} {action.metavar or action.dest.upper()}"
-                    if action.option_strings
-                    else name
-                )
+                usage = f"{name} {_value_shown(action)}" if action.option_strings else name
                 return f"{usage}: {action.help} (see '{self.prog} --help')"
         return None
 
@@ -213,11 +210,10 @@ def before_command(argv: Sequence[str] | None) -> UsageError | None:
     )
 
 
-# Words a newcomer types as commands that are not: where what they want lives instead (git's
-# `help`, other tools' `version`; the guide's settings are git config keys).
+# Words a newcomer types as commands that are not: where what they want lives instead (other
+# tools' `version`; the guide's settings are git config keys). git's `help COMMAND` is
+# `COMMAND --help` (cli/__init__.py _help_word).
 NOT_COMMANDS = {
-    "help": "gitmem --help lists the commands, gitmem COMMAND --help explains one, "
-    "gitmem guide prints the user guide",
     "version": "gitmem --version prints it",
     "agents": "other coding agents are a setting: git config --global gitmem.agents "
     "claude,codex (gitmem guide 8 lists them)",

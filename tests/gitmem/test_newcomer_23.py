@@ -135,3 +135,54 @@ def test_a_laptop_without_the_key_is_told_lost_edits_of_personal_memory_are_not_
         assert made.grant in run.err, run.err
     run = desk.gitmem("-C", str(here), "lost")
     assert run.code == 0 and run.err == "", run.err
+
+
+@pytest.mark.parametrize(
+    ("argv", "same_as"),
+    [
+        (["help", "sync"], ["sync", "--help"]),
+        (["help"], ["--help"]),
+        (["help", "key", "grant"], ["key", "grant", "--help"]),
+        (["-C", ".", "help", "log"], ["-C", ".", "log", "--help"]),
+    ],
+)
+def test_help_command_is_git_s_spelling_of_command_help(
+    argv: list[str], same_as: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem help sync` said "unknown command 'help'" (git's own spelling)."""
+    assert main(same_as) == 0
+    expected = capsys.readouterr().out
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert out == expected and out.startswith("usage: gitmem") and not err, (out, err)
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["completion", "powershell"], "hint: SHELL: bash, zsh or fish (see"),
+        (["log", "--color", "x"], "hint: --color auto|always|never: colour the output"),
+    ],
+)
+def test_a_choice_with_none_close_names_the_choices(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem completion powershell` said only "see 'gitmem completion --help'"."""
+    assert main(argv) == 2
+    what, said = two_lines(capsys)
+    assert ": invalid choice: " in what and said.startswith(hint), said
+    assert said.endswith(" --help')"), said
+
+
+def test_promote_of_a_missing_memory_names_where_the_names_are_listed(world: World) -> None:
+    """`gitmem promote auto/x.md` of no such file said "check the name with gitmem status",
+    which counts a scope's files and names none. The query that lists them is named now."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    run = world.gitmem("-C", str(a), "promote", "auto/x.md")
+    assert run.code == 2, run.out + run.err
+    hint = run.err.splitlines()[-1]
+    assert hint.startswith("hint: gitmem query --scope auto --recent 20 lists its memories"), hint
+    assert "gitmem status" not in hint, hint
+    listed = world.ok("-C", str(a), "query", "--scope", "auto", "--recent", "20")
+    assert "auto/b.md" in listed, listed  # the step named lists the memory that is there
