@@ -186,3 +186,25 @@ def test_promote_of_a_missing_memory_names_where_the_names_are_listed(world: Wor
     assert "gitmem status" not in hint, hint
     listed = world.ok("-C", str(a), "query", "--scope", "auto", "--recent", "20")
     assert "auto/b.md" in listed, listed  # the step named lists the memory that is there
+
+
+def test_an_https_remote_that_refuses_the_connection_is_told_as_the_network_s(
+    world: World,
+) -> None:
+    """An https remote whose server is down: curl says "Failed to connect to … Couldn't connect
+    to server", which gitmem did not read as unreached, and told "check the remote URL and your
+    access (git fetch works?)" (sync, status --fetch) — as if the key or the URL were wrong."""
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    a = world.clone("a")
+    world.git("remote", "set-url", "origin", f"http://127.0.0.1:{port}/acme/shop.git", cwd=a)
+    for args in (("sync",), ("status", "--fetch")):
+        run = world.gitmem("-C", str(a), *args)
+        assert run.code == 3, (args, run.out, run.err)
+        what, hint = run.err.strip().splitlines()[-2:]
+        assert "Failed to connect to 127.0.0.1" in what, what
+        assert hint.startswith("hint: the network or the server did not answer: nothing"), hint
+        assert "git fetch works?" not in hint, hint
