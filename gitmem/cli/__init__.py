@@ -25,7 +25,7 @@ DESCRIPTION = (
 EPILOG = (
     "Options -C, --memory-dir and --debug may stand before or after the command.\n"
     "Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 git or remote failure (or a sync "
-    "partly done), 4 internal error, 130 interrupted.\n"
+    "partly done), 4 internal error, 130 interrupted, 141 the reader of the output went away.\n"
     "'gitmem COMMAND --help' (or 'gitmem help COMMAND') shows a command's options."
 )
 
@@ -202,4 +202,6 @@ def _closed_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except OSError:
         pass
-    return 141
+    from gitmem.errors import EXIT_READER_GONE
+
+    return EXIT_READER_GONE

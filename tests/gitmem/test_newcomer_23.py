@@ -208,3 +208,22 @@ def test_an_https_remote_that_refuses_the_connection_is_told_as_the_network_s(
         assert "Failed to connect to 127.0.0.1" in what, what
         assert hint.startswith("hint: the network or the server did not answer: nothing"), hint
         assert "git fetch works?" not in hint, hint
+
+
+def test_every_exit_code_gitmem_returns_is_in_its_help_and_man_page(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """141 (a reader gone: `gitmem log | head`) was returned, and in the README, but neither
+    `gitmem --help` nor the man page's EXIT STATUS named it."""
+    from gitmem import errors
+    from gitmem.cli import build_parser
+    from gitmem.cli.manpage import render
+
+    codes = {v for k, v in vars(errors).items() if k.startswith("EXIT_") and isinstance(v, int)}
+    assert {0, 1, 2, 3, 4, 130, 141} <= codes | {0}, codes
+    assert main(["--help"]) == 0
+    epilog = capsys.readouterr().out.split("Exit codes: ", 1)[1]
+    page = render(build_parser()).split(".SH EXIT STATUS", 1)[1]
+    for code in codes | {0}:
+        assert f"{code} " in epilog, (code, epilog)
+        assert f"\\fB{code}\\fR" in page, (code, page)
