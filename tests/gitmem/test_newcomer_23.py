@@ -6,6 +6,7 @@ what the command takes), and ends with where the rest is ("see 'gitmem … --hel
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,28 @@ def test_every_exit_code_gitmem_returns_is_in_its_help_and_man_page(
     for code in codes | {0}:
         assert f"{code} " in epilog, (code, epilog)
         assert f"\\fB{code}\\fR" in page, (code, page)
+
+
+def test_a_key_changed_between_asking_and_the_grant_is_named_as_changed(tmp_path: Path) -> None:
+    """The laptop asked for a grant; the desk ran `key rotate`, then the grant. The laptop's
+    first sync was refused, rightly (it cannot tell the new key from a planted one), saying the
+    key "the key this machine asked to be granted did not open for" the desk — which it did:
+    the desk read as a stranger. It now says the key changed since, and how to take it."""
+    made = laptop_not_granted(tmp_path)
+    desk, here, laptop, there = made.desk, made.here, made.laptop, made.there
+    desk.ok("-C", str(here), "key", "rotate")
+    desk.ok("-C", str(here), "sync")
+    desk.ok("-C", str(here), "key", "grant", made.recipient)
+    desk.ok("-C", str(here), "sync")
+    run = laptop.gitmem("-C", str(there), "sync")
+    assert run.code == 3, run.out + run.err
+    what, hint = run.err.strip().splitlines()[-2:]
+    assert what.endswith(
+        ", and it is not the key this machine asked to be granted (changed since by a key "
+        "rotate or revoke, or planted)"
+    ), what
+    assert "did not open for" not in what, what
+    (trust,) = re.findall(r"run (gitmem key trust \S+), then gitmem sync", hint)
+    laptop.ok("-C", str(there), *trust.split()[1:])  # the step named takes it
+    laptop.ok("-C", str(there), "sync")
+    assert (laptop.scope_path(there) / "b.md").read_text() == "b\n"
