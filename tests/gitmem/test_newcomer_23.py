@@ -253,3 +253,35 @@ def test_a_key_changed_between_asking_and_the_grant_is_named_as_changed(tmp_path
     laptop.ok("-C", str(there), *trust.split()[1:])  # the step named takes it
     laptop.ok("-C", str(there), "sync")
     assert (laptop.scope_path(there) / "b.md").read_text() == "b\n"
+
+
+def test_validate_in_a_ci_checkout_names_the_remote_step_that_works(world: World) -> None:
+    """A CI checkout fetches no refs/gitmem/*: `gitmem validate` said "fetch them first" (how?)
+    and `gitmem validate team` "name a ref such as refs/gitmem/team" — the ref it was given.
+    Both now name `validate --remote origin`, which checks what origin holds; and a hub that
+    lacks the personal ref was reported as "origin has no refs/gitmem/users/…"."""
+    a = world.clone("a")
+    write_files(world.scope_path(a, "team"), {"MEMORY.md": "- [T](t.md) — t\n", "t.md": "t\n"})
+    world.ok("-C", str(a), "sync")
+    ci = world.clone("ci")
+    for typed in ((), ("team",)):
+        run = world.gitmem("-C", str(ci), "validate", *typed)
+        assert run.code == 2, run.out + run.err
+        hint = run.err.splitlines()[-1]
+        step = f"gitmem validate --remote origin{''.join(' ' + t for t in typed)}"
+        assert hint.startswith(f"hint: {step} checks what origin holds"), hint
+        assert "fetch them first" not in hint and "such as refs/gitmem/team" not in hint, hint
+        checked = world.gitmem("-C", str(ci), *step.split()[1:])
+        assert checked.code == 0 and "in 1 ref" in checked.out, checked.out + checked.err
+    # a revision, not a memory ref's name: no remote step for it
+    run = world.gitmem("-C", str(ci), "validate", "HEAD~5")
+    assert run.code == 2 and "--remote" not in run.err, run.err
+
+    hub = world.root / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "gitmem.hub", str(hub), cwd=ci)
+    run = world.gitmem("-C", str(ci), "validate", "--remote", "origin")
+    assert run.code == 2, run.out + run.err
+    what, hint = run.err.splitlines()
+    assert what == f"gitmem: error: the hub ({hub}) has no refs/gitmem/users/tester@example.com"
+    assert hint.startswith("hint: gitmem sync pushes your personal memory there"), hint
