@@ -14,6 +14,7 @@ EXIT_GIT = 3
 EXIT_INTERNAL = 4  # a bug in gitmem, not in the input or the remote
 EXIT_PARTLY = EXIT_GIT  # a sync partly done: some refs synced, others set aside or refused
 EXIT_INTERRUPTED = 130
+EXIT_READER_GONE = 141  # the reader of the output went away (`gitmem log | head`), as git
 # set by the MCP server for the gitmem it runs (its sync, sync_status tools): an error's hint
 # in the tools' words (`tool_hint`), not the CLI's
 TOOL_HINTS = "GITMEM_TOOL_HINTS"

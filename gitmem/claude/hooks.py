@@ -94,7 +94,11 @@ def links_out(root: Path) -> Path | None:
 
 
 def install_step(root: Path | None) -> str:
-    """The `hooks install` that works for this project."""
+    """The `hooks install` that works for this project (`root`: its working tree, None in a
+    bare repository, where only the user's settings can hold the hooks: round 23's status
+    there named the project's install, which refuses)."""
+    if root is None:
+        return "gitmem hooks install --claude --user (a bare repository has no working tree)"
     if root is not None and links_out(root) is not None:
         return "gitmem hooks install --claude --user (.claude links out of the project)"
     return "gitmem hooks install --claude"

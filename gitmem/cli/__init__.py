@@ -25,8 +25,8 @@ DESCRIPTION = (
 EPILOG = (
     "Options -C, --memory-dir and --debug may stand before or after the command.\n"
     "Exit codes: 0 ok, 1 findings, 2 bad usage or input, 3 git or remote failure (or a sync "
-    "partly done), 4 internal error, 130 interrupted.\n"
-    "'gitmem COMMAND --help' shows a command's options."
+    "partly done), 4 internal error, 130 interrupted, 141 the reader of the output went away.\n"
+    "'gitmem COMMAND --help' (or 'gitmem help COMMAND') shows a command's options."
 )
 
 # The hook's command lines (claude/hooks.py hook_command): parsed, they are `args.mode` and
@@ -112,13 +112,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from gitmem.claude.hookrun import answer  # as cli/sync.py's run: no parser built
 
             return answer(args_list[0], ".", None)
+        args_list = _help_word(args_list)
         parser = build_parser(args_list)
         if not args_list:  # no command is bad usage, as for a group without its subcommand
             parser.print_help()
             return 2
-        args = parser.parse_args(args_list)
-        if getattr(args, "handler", None) is None:  # a group alone, e.g. `gitmem hooks`
-            args = _group_alone(args, args_list)
+        args = parser.parse_args(_with_group_default(parser, args_list))
+        if getattr(args, "handler", None) is None:  # a group alone, e.g. `gitmem bundle`
+            _group_alone(args)
         back = _enter_directory(args)
         _memory_dir_from_directory(args)
         return int(args.handler(args) or 0)
@@ -140,20 +141,55 @@ def main(argv: Sequence[str] | None = None) -> int:
             os.chdir(back)
 
 
-def _group_alone(args: argparse.Namespace, argv: list[str]) -> argparse.Namespace:
+def _help_word(argv: list[str]) -> list[str]:
+    """git's `help COMMAND`: `gitmem help sync` is `gitmem sync --help`, `gitmem help` is
+    `gitmem --help` (round 23: "unknown command 'help'", though the words say what is meant)."""
+    from gitmem.cli.common import chosen_command
+
+    if chosen_command(argv) != "help":
+        return argv
+    at = argv.index("help")
+    return [*argv[:at], *argv[at + 1 :], "--help"]
+
+
+def _with_group_default(parser: Parser, argv: list[str]) -> list[str]:
     """A group without its subcommand runs its listing one, as `git remote` lists (`gitmem
-    key`: key list, `hooks`/`drivers`: status); a group with none to default to (`bundle`:
-    create or unbundle?) is bad usage in one line, as every other (round 22: its help on
-    stdout, exit 2 and no error line)."""
+    key`: key list, `hooks`/`drivers`: status), with every option typed: `gitmem key --json`
+    is `gitmem key list --json` (round 22 refused it: --json was not the group's own). The
+    default goes right after the group's name, so what followed is the subcommand's."""
+    from gitmem.cli.common import chosen_command, group_default
+
+    name = chosen_command(argv)
+    default = group_default(parser, name)
+    if default is None or not argv:
+        return argv
+    at = argv.index(name)
+    rest = iter(argv[at + 1 :])
+    for word in rest:
+        if word in ("-h", "--help", "--"):  # the group's own help stands
+            return argv
+        if word == "-C" or (len(word) > 2 and "--memory-dir".startswith(word)):
+            next(rest, None)  # its value is no subcommand
+        elif not word.startswith("-"):
+            return argv  # a subcommand, or a word argparse names as none
+    return [*argv[: at + 1], default, *argv[at + 1 :]]
+
+
+def _group_alone(args: argparse.Namespace) -> None:
+    """A group with no subcommand to default to (`bundle`: create or unbundle?) is bad usage
+    in one line naming each subcommand and what it does (round 22: its help on stdout, exit 2
+    and no error line; round 23: the names alone, and "see --help")."""
     from gitmem.errors import UsageError
 
-    default = getattr(args, "group_default", None)
-    if default is not None:  # every option the group took stays before its subcommand
-        return build_parser([*argv, default]).parse_args([*argv, default])
     group = args.group_parser
-    names = list(args.group_names)
+    named = "; ".join(
+        f"{group.prog} {choice.dest}: {choice.help}"
+        for action in group._subparsers._group_actions
+        for choice in action._get_subactions()
+    )
     raise UsageError(
-        f"{group.prog} needs a subcommand: {', '.join(names)}", f"see '{group.prog} --help'"
+        f"{group.prog} needs a subcommand: {', '.join(args.group_names)}",
+        f"{named} (see '{group.prog} --help')",
     )
 
 
@@ -166,4 +202,6 @@ def _closed_pipe() -> int:
         os.dup2(devnull, sys.stdout.fileno())
     except OSError:
         pass
-    return 141
+    from gitmem.errors import EXIT_READER_GONE
+
+    return EXIT_READER_GONE

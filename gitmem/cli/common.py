@@ -109,7 +109,7 @@ class Parser(argparse.ArgumentParser):
 
             hint = NOT_A_PROJECT_SCOPE
         elif "invalid choice: " in message:  # `key grnat`, `hooks instal`, `completion bsh`
-            hint = _similar_choice(message, self.prog) or hint
+            hint = _similar_choice(message, self.prog) or self._what_it_takes(message) or hint
         elif message.startswith("the following arguments are required") and (
             self.prog in FIRST_FORMS
         ):  # `gitmem record 'some text'`: the form that works, not only --help
@@ -124,7 +124,8 @@ class Parser(argparse.ArgumentParser):
         its help ("--scope SCOPE: only this scope (auto, team, agents, local)"). Round 22:
         "expected one argument" and "arguments are required" said only "see --help"."""
         if message.startswith("argument "):
-            if not message.endswith(": expected one argument"):
+            # `completion powershell`: no close choice, the choices (round 23: "see --help")
+            if not (message.endswith(": expected one argument") or ": invalid choice: " in message):
                 return None
             name = message.removeprefix("argument ").split(":", 1)[0].split("/")[0]
         else:
@@ -135,11 +136,7 @@ class Parser(argparse.ArgumentParser):
                 if not action.help or action.help == argparse.SUPPRESS:
                     return None
                 # argparse's own usage: an option's value is METAVAR, else its DEST in capitals
-                usage = (
-                    f"{name} {action.metavar or action.dest.upper()}"
-                    if action.option_strings
-                    else name
-                )
+                usage = f"{name} {_value_shown(action)}" if action.option_strings else name
                 return f"{usage}: {action.help} (see '{self.prog} --help')"
         return None
 
@@ -163,7 +160,9 @@ class Parser(argparse.ArgumentParser):
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extras)} ({prog})",
                 _extras_hint(prog, extras)
+                or _git_habit(prog, extras)
                 or _similar_option(self, prog, extras)
+                or _what_command_takes(self, prog, extras)
                 or f"see '{prog} --help'",
             )
         return parsed
@@ -211,11 +210,10 @@ def before_command(argv: Sequence[str] | None) -> UsageError | None:
     )
 
 
-# Words a newcomer types as commands that are not: where what they want lives instead (git's
-# `help`, other tools' `version`; the guide's settings are git config keys).
+# Words a newcomer types as commands that are not: where what they want lives instead (other
+# tools' `version`; the guide's settings are git config keys). git's `help COMMAND` is
+# `COMMAND --help` (cli/__init__.py _help_word).
 NOT_COMMANDS = {
-    "help": "gitmem --help lists the commands, gitmem COMMAND --help explains one, "
-    "gitmem guide prints the user guide",
     "version": "gitmem --version prints it",
     "agents": "other coding agents are a setting: git config --global gitmem.agents "
     "claude,codex (gitmem guide 8 lists them)",
@@ -265,12 +263,9 @@ def _similar_choice(message: str, prog: str) -> str | None:
     return f"did you mean '{shown}'? (see '{prog} --help')"
 
 
-def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str]) -> str | None:
-    """`sync --dryrun`: the closest option of the command that was given one it lacks."""
-    import difflib
-
-    words = prog.split()[1:]
-    for word in words:  # down to the parser of `gitmem key grant`, whose options these are
+def _parser_of(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser | None:
+    """The parser of the command `words` names (`["key", "grant"]`), down from `parser`."""
+    for word in words:
         found = next(
             (
                 a.choices.get(word)
@@ -279,9 +274,102 @@ def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str
             ),
             None,
         )
-        if found is None or found is UNBUILT:
+        if not isinstance(found, argparse.ArgumentParser):  # none, or left unbuilt
             return None
         parser = found
+    return parser
+
+
+# git's options a newcomer types out of habit, that no gitmem command takes: what does it
+# (round 23: `pull --rebase` was told "did you mean --verbose?", `log -p` only "see --help")
+GIT_HABITS = {
+    **dict.fromkeys(
+        ("--grep", "-G", "-S"), "gitmem query WORDS finds memories by their words (every scope)"
+    ),
+    **dict.fromkeys(
+        ("-p", "--patch", "--stat", "--name-status"),
+        "gitmem log lists each commit's files; gitmem diff REV shows what changed since it, "
+        "gitmem show REV:PATH a memory as it was",
+    ),
+    "--all": "gitmem log lists every scope's memory refs already (gitmem log PATH: one memory's)",
+    "--rebase": "gitmem merges memory refs, it never rebases (and never touches a branch): "
+    "gitmem pull",
+    **dict.fromkeys(
+        ("-s", "--short", "--porcelain"),
+        "gitmem status --json gives each scope's fields (docs/json.md)",
+    ),
+}
+
+
+def _git_habit(prog: str, extras: list[str]) -> str | None:
+    """What gitmem does instead of a git option typed out of habit (`GIT_HABITS`)."""
+    for extra in extras:
+        answer = GIT_HABITS.get(extra.split("=", 1)[0])
+        if answer:
+            return f"{extra} is git's, not {prog}'s: {answer} (see '{prog} --help')"
+    return None
+
+
+# the options every command takes (anywhere_options, --help): not what a command is told it takes
+_ANYWHERE_OPTIONS = {"-h", "--help", "-C", "--memory-dir", "--debug"}
+
+
+def _what_command_takes(
+    parser: argparse.ArgumentParser, prog: str, extras: list[str]
+) -> str | None:
+    """A word the command does not take, and no option like it: what it does take, as its
+    usage names them, instead of only "see --help" (round 23: `gitmem status extra`). A word
+    given to a command that syncs through a remote is git's `push origin`: --remote NAME."""
+    import shlex
+
+    command = _parser_of(parser, prog.split()[1:])
+    if command is None:
+        return None
+    actions = [a for a in command._actions if a.help != argparse.SUPPRESS]
+    positionals = [a for a in actions if not a.option_strings]
+    words = [e for e in extras if not e.startswith("-")]
+    if words and prog in ("gitmem sync", "gitmem pull", "gitmem push"):  # git push origin
+        typed = list(getattr(parser, "argv", None) or prog.split()[1:])
+        at = len(typed) - 1 - typed[::-1].index(words[0]) if words[0] in typed else len(typed)
+        fixed = [*typed[:at], "--remote", words[0], *typed[at + 1 :]]
+        dropped = [w for w in words[1:] if w in fixed]  # `sync origin main`: a branch is not one
+        for word in dropped:
+            fixed.remove(word)
+        branch = f"; memory syncs on refs/gitmem/*, never a branch: no {' '.join(dropped)}"
+        return (
+            f"a remote is named with --remote: gitmem {shlex.join(fixed)} "
+            f"(see '{prog} --help'{branch if dropped else ''})"
+        )
+    options = [
+        max(a.option_strings, key=len) + ("" if a.nargs == 0 else f" {_value_shown(a)}")
+        for a in actions
+        if a.option_strings and not set(a.option_strings) & _ANYWHERE_OPTIONS
+    ]
+    takes = (
+        " ".join(str(a.metavar or a.dest.upper()) for a in positionals)
+        if positionals
+        else "no argument"
+    )
+    shown = f"; options: {', '.join(options)}" if options else ""
+    return f"{prog} takes {takes}{shown} (see '{prog} --help')"
+
+
+def _value_shown(action: argparse.Action) -> str:
+    """An option's value as a newcomer types it: its choices, else its METAVAR."""
+    if action.choices is not None and not isinstance(action.choices, dict):
+        return "|".join(str(c) for c in action.choices)
+    return str(action.metavar or action.dest.upper())
+
+
+def _similar_option(parser: argparse.ArgumentParser, prog: str, extras: list[str]) -> str | None:
+    """`sync --dryrun`: the closest option of the command that was given one it lacks."""
+    import difflib
+
+    words = prog.split()[1:]
+    found = _parser_of(parser, words)
+    if found is None:
+        return None
+    parser = found
     options = sorted(o for a in parser._actions for o in a.option_strings if o.startswith("--"))
     for extra in extras:
         if extra.startswith("--"):
@@ -539,6 +627,18 @@ def add_group(
     # the action's own map, filled as the subcommands are added: their names for the error
     group.set_defaults(group_parser=group, group_default=default, group_names=subcommands.choices)
     return group, subcommands
+
+
+def group_default(parser: argparse.ArgumentParser, name: str) -> str | None:
+    """The subcommand the group `name` runs alone (`add_group`'s default), None for a group
+    without one, a command that is no group, or none built."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            group = action.choices.get(name)
+            if isinstance(group, argparse.ArgumentParser):
+                default = group.get_default("group_default")
+                return default if isinstance(default, str) else None
+    return None
 
 
 def directory(args: argparse.Namespace) -> str:

@@ -322,10 +322,14 @@ def lost(args: argparse.Namespace) -> int:
         sys.stdout.write(printable_block(patch))
         return 0
     edits = lost_edits(project)
+    # as log's (round 22): without the key, "no lost edits" read as "your memory has none"
+    unread = not_granted_here(project)
     if args.as_json:
         from gitmem.cli.jsonout import emit
 
         emit([e.as_json() for e in edits])
+        if unread:
+            sys.stderr.write(f"note: your personal memory's lost edits are not listed: {unread}\n")
         return 0
     # a memory deleted on purpose (here or on another machine) is no lost edit: where to look
     deleted = (
@@ -334,10 +338,12 @@ def lost(args: argparse.Namespace) -> int:
     )
     if not edits:
         echo(f"no lost edits: no merge resolved against an edit ({deleted})")
-        return 0
-    for edit in reversed(edits):
-        echo(printable(_lost_line(edit)))
-    echo(f"(gitmem lost N shows one; gitmem restore --lost N brings it back alone; {deleted})")
+    else:
+        for edit in reversed(edits):
+            echo(printable(_lost_line(edit)))
+        echo(f"(gitmem lost N shows one; gitmem restore --lost N brings it back alone; {deleted})")
+    if unread:
+        sys.stderr.write(f"note: your personal memory's lost edits are not listed: {unread}\n")
     return 0
 
 
@@ -480,7 +486,9 @@ def restore(args: argparse.Namespace) -> int:
         prog = getattr(args, "command_prog", "gitmem restore")
         raise UsageError(
             f"the following arguments are required: PATH (or --lost N) ({prog})",
-            f"see '{prog} --help'",
+            f"PATH: the memory to bring back ({prog} auto/NAME.md, gitmem log lists them); "
+            f"--lost N: one edit a merge resolved against (gitmem lost lists them) "
+            f"(see '{prog} --help')",
         )
     project = project_for(args, args.path)
     with sealed_here(project, args.path):

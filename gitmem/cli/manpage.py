@@ -24,6 +24,7 @@ EXIT_STATUS = (
     ),
     (errors.EXIT_INTERNAL, "internal error (rerun with --debug and report it)"),
     (errors.EXIT_INTERRUPTED, "interrupted"),
+    (errors.EXIT_READER_GONE, "the reader of the output went away (gitmem log | head), as git"),
 )
 
 

@@ -878,7 +878,14 @@ def next_steps(project: Project, status: Status) -> list[str]:
                 f"sync at every Claude Code session: {install_step(session_root(project))}"
             )
         return steps
-    if project.remote is None:
+    if project.remote is None and project.repo.is_bare:
+        # a bare repository without a remote is most often the one others clone: its memory
+        # refs are what they fetch (round 23 told it to add a remote, as to a lone clone)
+        steps.append(
+            "a bare repository without a remote is one others clone: run gitmem sync in a "
+            "clone of it (or git remote add origin URL here, then gitmem sync)"
+        )
+    elif project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
     from gitmem.project.scopes import REMOTE_CHOICE
 

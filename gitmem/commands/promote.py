@@ -158,7 +158,9 @@ def move(
     except FileNotFoundError:
         raise NothingHere(
             f"no memory {src.label}/{rel} on disk ({source_file})",
-            "gitmem pull first, or check the name with gitmem status",
+            # status counts a scope's files, it names none (round 23)
+            f"gitmem query --scope {src.label} --recent 20 lists its memories by id "
+            "(one written on another machine: gitmem pull first)",
         ) from None
     _refuse_secrets(project, f"{src.label}/{rel}", f"{dst.label}/{rel}", data)
     target_file = dst.folder / rel

@@ -238,7 +238,7 @@ def _local_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str
         if not found and not options.every:
             raise UsageError(
                 f"no memory refs ({', '.join(p + '*' for p in prefixes)}) in {repo.git_dir}",
-                "fetch them first, or pass --remote NAME to validate what a remote holds",
+                _where_they_are(repo),
             )
         return found
     targets = []
@@ -254,11 +254,31 @@ def _local_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str
         if commit is None:
             raise UsageError(
                 f"no ref or revision {given!r} in {repo.git_dir}",
-                "name a ref such as refs/gitmem/team (gitmem validate --all lists every one)",
+                _where_they_are(repo, given)
+                if name.startswith(GITMEM_REFS) and not any(c in given for c in "~^:@{")
+                else "name a memory ref such as refs/gitmem/team (gitmem validate with no REF "
+                "checks every one here)",
             )
         label = options.as_ref or (name if repo.resolve(name) else given)
         targets.append((label, commit))
     return targets
+
+
+def _where_they_are(repo: Store, given: str = "") -> str:
+    """Where memory refs missing here are: on the remote (a CI checkout fetches no
+    refs/gitmem/*), which `--remote` checks without fetching. Round 23: "fetch them first"
+    (how?) and, for a named ref, "name a ref such as refs/gitmem/team" — the very one typed."""
+    import shlex
+
+    remotes = repo.remotes()
+    if not remotes:
+        return "gitmem sync commits the memory folders onto them first"
+    remote = "origin" if "origin" in remotes else sorted(remotes)[0]
+    named = f" {shlex.quote(given)}" if given else ""
+    return (
+        f"gitmem validate --remote {shlex.quote(remote)}{named} checks what {remote} holds "
+        f"(a CI checkout fetches no {GITMEM_REFS}*)"
+    )
 
 
 def _full_name(given: str) -> str:
@@ -312,9 +332,17 @@ def _remote_targets(
             else:
                 continue
             fetched.append(there)
-        missing += [
+        lacking = [
             ours for there, ours in names.items() if not there.endswith("*") and ours not in found
         ]
+        if lacking and where != remote:
+            # the hub's, not the remote's (round 23 said "origin has no refs/gitmem/users/…")
+            raise UsageError(
+                f"the hub ({shown_url(where)}) has no {', '.join(lacking)}",
+                "gitmem sync pushes your personal memory there (gitmem.hub keeps it); "
+                f"gitmem validate --remote {remote} team checks the team's meanwhile",
+            )
+        missing += lacking
         if found:
             # objects only: a refspec without a destination stores no ref
             repo.fetch(where, sorted(fetched), timeout=options.timeout)

@@ -153,6 +153,12 @@ def shown_url(url: str) -> str:
 _UNREACHED = (
     "unable to connect",
     "could not resolve host",
+    # curl's (https) and ssh's own words (round 23: told to check the URL and the access)
+    "failed to connect to",
+    "couldn't connect to server",
+    "operation timed out",
+    "temporary failure in name resolution",
+    "name or service not known",
     "connection refused",
     "connection reset",
     "connection timed out",

@@ -195,8 +195,11 @@ def refusal(
         if commands and not hidden
         else ""
     )
+    # asked: the key is not the one asked about (it opened for those too: round 23 said it
+    # "did not open for" the very machine that was asked, which read as a stranger)
     why = (
-        "which the key this machine asked to be granted did not open for"
+        "and it is not the key this machine asked to be granted (changed since by a key "
+        "rotate or revoke, or planted)"
         if asked
         else "which this machine never asked for"
     )
@@ -204,8 +207,8 @@ def refusal(
     # for a planted ref: the hint leads with the check, never with deleting memory that may
     # be yours (docs/guide.md §4 says how to start your memory over when it is not)
     return (
-        f"{ref}: first sync of your personal memory here, and its key also opens for {whom}, "
-        + why,
+        f"{ref}: first sync of your personal memory here, and its key also opens for {whom}"
+        + f", {why}",
         f"nothing of your personal memory was written or pushed; {yours}if one is not yours, "
         f"do not trust it: {remote}'s {name} may have been planted, and `gitmem guide 4` says "
         "how to start your memory over under your own key",

@@ -250,10 +250,11 @@ def test_json_asked_of_a_command_without_it_names_what_gives_json(world: World) 
     assert run.code == 2, run
     assert "gitmem recall has no --json" in run.err, run
     assert "gitmem query --search WORDS --json gives the memories as fields" in run.err, run
-    # `gitmem key --json` named the top level ("did you mean --version?"): now the group
-    run = world.gitmem("key", "--json", cwd=clone)
-    assert run.code == 2 and "(gitmem key)" in run.err, run
-    assert "--json goes after the subcommand: gitmem key SUBCOMMAND --json" in run.err, run
+    # `gitmem key --json` named the top level ("did you mean --version?"): then the group;
+    # round 23: `key` alone is `key list`, --json with it; `bundle` has no default
+    run = world.gitmem("bundle", "--json", cwd=clone)
+    assert run.code == 2 and "(gitmem bundle)" in run.err, run
+    assert "--json goes after the subcommand: gitmem bundle SUBCOMMAND --json" in run.err, run
     top = subcommands(build_parser())
     assert {f"gitmem {n}" for n, (_, p) in top.items() if subcommands(p)} == set(GROUPS)
     leaves = []

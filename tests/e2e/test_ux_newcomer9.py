@@ -342,7 +342,9 @@ def test_an_empty_user_scope_query_names_the_user_scope_not_the_project(tmp_path
     assert "gitmem sync --user" in world.ok("-C", str(proj), "status", "--user")
     run = world.gitmem("-C", str(proj), "key", "show", "--user")
     assert_one_clear_error(run, 2, "unrecognized arguments: --user (gitmem key show)")
-    assert run.err.endswith("hint: see 'gitmem key show --help'\n"), run.err
+    assert run.err.endswith(
+        "hint: gitmem key show takes no argument; options: --json (see 'gitmem key show --help')\n"
+    ), run.err
 
 
 def test_the_mcp_history_tool_tells_an_agent_how_user_memory_syncs(

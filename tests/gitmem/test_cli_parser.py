@@ -66,7 +66,8 @@ def test_usage_errors_are_one_line_and_a_hint(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2, err
     assert err[0].startswith("gitmem: error: ") and word in err[0], err
-    assert err[1].startswith("hint: see 'gitmem"), err
+    # round 23: a hint names what the command takes where it can, "see --help" at its end
+    assert err[1].startswith("hint: ") and "'gitmem" in err[1] and "--help" in err[1], err
 
 
 @pytest.mark.parametrize(
@@ -103,7 +104,10 @@ def test_group_without_subcommand_is_one_error_line(capsys: pytest.CaptureFixtur
     out, err = capsys.readouterr()
     assert not out and err.splitlines() == [
         "gitmem: error: gitmem bundle needs a subcommand: create, unbundle",
-        "hint: see 'gitmem bundle --help'",
+        # round 23: what each subcommand does, not only "see --help"
+        "hint: gitmem bundle create: commit your memory and write its refs to a git bundle "
+        "file; gitmem bundle unbundle: merge a bundle's memory refs into this clone, checked "
+        "like a fetch (see 'gitmem bundle --help')",
     ]
 
 
