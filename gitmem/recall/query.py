@@ -302,7 +302,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         where.append("(" + _id_clause("m") + ")")
         params += _id_params(q.id)
     if not q.search and not q.id:  # a listing: an index of pointers is none of its memories
-        listed = _pointer_lists(db)
+        listed = pointer_lists(db)
         if listed:
             # one variable however many (review 22: one each passed SQLite's 999 of old builds)
             where.append("m.id NOT IN (SELECT value FROM json_each(?))")
@@ -414,7 +414,7 @@ def pointers(path: str, lines: Sequence[str], targets: Sequence[str]) -> list[tu
 
 
 def _href_path(href: str) -> str:
-    """The file an href names, as the index resolves it (gitmem.claude.graph._resolve_md)."""
+    """The file an href names, as the index resolves it (gitmem.claude.graph.resolve_md)."""
     from urllib.parse import unquote  # pathlib's own import: nothing more to load
 
     return unquote(href.split("#", 1)[0].split("?", 1)[0])
@@ -576,7 +576,7 @@ def _noted_inline(lines: Sequence[str], found: set[int]) -> bool:
     return False
 
 
-def _pointer_lists(db: sqlite3.Connection) -> list[int]:
+def pointer_lists(db: sqlite3.Connection) -> list[int]:
     """The index files that are only a list of pointers (no note of their own): no memory, so
     never listed (round 22: `--recent`, `--type`, the MCP `recent` tool listed MEMORY.md)."""
     out = []
