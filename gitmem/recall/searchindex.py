@@ -69,6 +69,12 @@ def words_apart(text: str) -> str:
     return re.sub(_SPACELESS, lambda m: f" {m.group(0)} ", text) if spaceless(text) else text
 
 
+def words_together(text: str) -> str:
+    """`words_apart` undone: the spaces it put around each such character taken away (one
+    each side, or none at the edge of a snippet cut from it), every other space kept."""
+    return re.sub(f" ?({_SPACELESS}) ?", r"\1", text) if spaceless(text) else text
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memory(

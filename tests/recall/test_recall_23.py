@@ -6,10 +6,17 @@ newline synced once (not echoed between machines), a user-scope lost edit named 
 from __future__ import annotations
 
 import ast
+import json
 from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.recall.test_mcp_listing_21 import _served
+from tests.recall.test_recall_19 import text_of
 
 from tests.support.personal import same_identity, two_machines_one_hub
-from tests.support.world import write_files
+from tests.support.world import World, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = "## Gemini Added Memories\n"
@@ -100,3 +107,64 @@ def test_a_user_scope_lost_edit_is_named_by_its_agent(tmp_path: Path) -> None:
     assert "brought back lost edit gemini:1 (~/.gemini/GEMINI.md" in a.ok(
         "restore", "--user", "--lost", "gemini:1", cwd=tmp_path
     )
+
+
+def test_a_search_shows_the_words_found_of_a_memory_without_a_description(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: `gitmem query port 5433` answered `[memory] user-gemini/GEMINI.md - GEMINI` (and
+    the MCP `search` tool `summary: null`): a memory without a description was its title
+    alone, nothing saying what it holds. A search now gives the words it found, where they
+    stand (`snippet` in JSON; the summary line when there is no description)."""
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"),
+        {
+            "gotchas.md": "# Gotchas\n\n"
+            + "Many words first. " * 9
+            + "\n\n- staging listens on port 5433\n",
+            "deploys.md": "---\nname: Deploys\ndescription: when we ship\n---\nport 5433 too\n",
+        },
+    )
+    said = world.ok("-C", str(clone), "query", "port", "5433")
+    line = next(ln for ln in said.splitlines() if "auto/gotchas.md" in ln)
+    assert line.endswith("- staging listens on port 5433") and "- Gotchas — …" in line, line
+    described = next(ln for ln in said.splitlines() if "auto/deploys.md" in ln)
+    assert described.endswith("— when we ship"), described  # the author's words stay first
+    nodes = json.loads(world.ok("-C", str(clone), "query", "5433", "--format", "json"))["nodes"]
+    snippets = {n["id"]: n["snippet"] for n in nodes}
+    assert snippets["auto/deploys.md"] == "port 5433 too", nodes
+    assert snippets["auto/gotchas.md"].endswith("first. - staging listens on port 5433"), nodes
+    listed = json.loads(world.ok("-C", str(clone), "query", "--recent", "5", "--format", "json"))
+    assert all("snippet" not in n for n in listed["nodes"])  # a listing found no words
+    # ideographs as written (the index holds each one a word: `部 署`)
+    write_files(world.scope_path(clone, "auto"), {"cn.md": "# 部署\n\n部署在周二, 数据库 5433\n"})
+    said = world.ok("-C", str(clone), "query", "数据库")
+    assert "auto/cn.md - 部署 — # 部署 部署在周二, 数据库 5433" in said, said
+    # the MCP tools give it too; a memory holding a likely secret none (a snippet could hold
+    # half of one: its whole text is redacted where it is shown)
+    key = "AKIA" + "Z7XQ4PLM2R8TV3WY"
+    write_files(world.scope_path(clone, "auto"), {"aws.md": f"port 5433 and {key} here\n"})
+
+    async def steps(client: Any) -> dict[str, Any]:
+        found = json.loads(text_of(await client.call_tool("search", {"text": "5433"})))
+        return {m["id"]: m.get("snippet") for m in found["memories"]}
+
+    served = _served(world, clone, monkeypatch, steps)
+    assert served["auto/gotchas.md"].endswith("staging listens on port 5433"), served
+    assert "auto/aws.md" in served and served["auto/aws.md"] is None, served
+
+
+def test_a_word_spelled_right_is_not_corrected_into_another(project: tuple[World, Path]) -> None:
+    """Was: `gitmem query roadmap` in a project without a roadmap answered the memory holding
+    `README` ('roadmap' → 'readm': a stem the word nearly starts with, two mistakes counted as
+    one). A stem counts as the word's start only when the word starts with it."""
+    world, clone = project
+    write_files(
+        world.scope_path(clone, "auto"),
+        {"setup.md": "# Setup\n\nRead the README before the deploy.\n"},
+    )
+    run = world.gitmem("-C", str(clone), "query", "roadmap")
+    assert run.out == "" and "no memory matches" in run.err, run
+    run = world.gitmem("-C", str(clone), "query", "deploymnet")  # a typo after the stem: found
+    assert "auto/setup.md" in run.out and "'deploymnet' → 'deploy'" in run.err, run
