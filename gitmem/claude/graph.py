@@ -219,7 +219,7 @@ def _needs_blocks(text: str) -> bool:
     )
 
 
-def _resolve_md(source: str, href: str) -> str | None:
+def resolve_md(source: str, href: str) -> str | None:
     """The scope-relative path an href points to; None for a web link or a non-memory file."""
     if "://" in href or href.startswith(("mailto:", "#", "/")):
         return None
@@ -315,7 +315,7 @@ def build_graph(
     dangling: list[DanglingLink] = []
     for rel, body in bodies.items():
         for kind, raw in links_in(body):
-            target = _resolve_md(rel, raw) if kind == "md" else _resolve_wiki(raw, by_stem, nodes)
+            target = resolve_md(rel, raw) if kind == "md" else resolve_wiki(raw, by_stem, nodes)
             if target is None and kind == "md":
                 continue  # a web link, an image, a code file: not a memory link
             if target is None or target not in nodes:
@@ -334,7 +334,7 @@ def build_graph(
     return MemoryGraph(folder, nodes, dangling, communities), g
 
 
-def _resolve_wiki(target: str, by_stem: dict[str, list[str]], nodes: dict[str, Any]) -> str | None:
+def resolve_wiki(target: str, by_stem: dict[str, list[str]], nodes: dict[str, Any]) -> str | None:
     name = target.strip()
     if name.lower().endswith(".md"):
         name = name[:-3]

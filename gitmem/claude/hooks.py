@@ -205,7 +205,7 @@ def _resolved(where: str, path: Path) -> Path:
     return Path(os.path.realpath(path)) if where == "user" else path
 
 
-def _load(path: Path) -> tuple[bytes | None, dict[str, Any]]:
+def load_settings(path: Path) -> tuple[bytes | None, dict[str, Any]]:
     from gitmem.core.nolinks import read_no_links
 
     try:
@@ -258,7 +258,7 @@ def _indent(raw: bytes | None) -> str | int:
     return 2
 
 
-def _dump(data: dict[str, Any], raw: bytes | None) -> bytes:
+def dump_settings(data: dict[str, Any], raw: bytes | None) -> bytes:
     text = json.dumps(data, indent=_indent(raw), ensure_ascii=False)
     eol = b"\r\n" if raw and b"\r\n" in raw else b"\n"
     out = text.encode("utf-8").replace(b"\n", eol)
@@ -269,7 +269,7 @@ def _dump(data: dict[str, Any], raw: bytes | None) -> bytes:
     return out
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_settings(path: Path, data: bytes) -> None:
     from gitmem.core.nolinks import write_no_links
 
     write_no_links(_anchor(path), path, data)
@@ -325,7 +325,7 @@ def install(
 
     path = _resolved(where, settings_path(where, root))
     _inside_project(where, root, path)
-    raw, data = _load(path)
+    raw, data = load_settings(path)
     base = command or gitmem_command()
     kill_after = max(CLAUDE_HOOK_TIMEOUT, math.ceil(hook_timeout or 0) + 10)
     hooks = data.setdefault("hooks", {})
@@ -350,7 +350,7 @@ def install(
             group["matcher"] = SESSION_START_MATCHER
         group["hooks"] = [{"type": "command", "command": wanted, "timeout": kill_after}]
         groups.append(group)
-    out = _dump(data, raw)
+    out = dump_settings(data, raw)
     if raw is not None and out == raw:
         return HookChange(path, False, f"gitmem hooks already installed in {tilde(path, root)}")
     if (
@@ -359,7 +359,7 @@ def install(
         and jsondata.loads(out) == jsondata.loads(raw.decode("utf-8-sig"))
     ):
         return HookChange(path, False, f"gitmem hooks already installed in {tilde(path, root)}")
-    _write(path, out)
+    write_settings(path, out)
     found, first_before, last_after = _recall(path)
     # reinstalled over our own untouched output: the bytes before the first install still count
     _remember(path, first_before if found and last_after == raw else raw, out)
@@ -371,7 +371,7 @@ def install(
 def uninstall(where: str, root: Path | None) -> HookChange:
     path = _resolved(where, settings_path(where, root))
     _inside_project(where, root, path)
-    raw, data = _load(path)
+    raw, data = load_settings(path)
     if raw is None:
         return HookChange(path, False, f"no gitmem hooks: {tilde(path, root)} does not exist")
     found, before, after = _recall(path)
@@ -381,7 +381,7 @@ def uninstall(where: str, root: Path | None) -> HookChange:
             if where == "project":
                 _remove_if_empty(path.parent)  # the .claude folder install made for it
         else:
-            _write(path, before)
+            write_settings(path, before)
         _forget(path)
         return HookChange(
             path, True, f"removed gitmem hooks from {tilde(path, root)} (file restored)"
@@ -404,7 +404,7 @@ def uninstall(where: str, root: Path | None) -> HookChange:
         return HookChange(path, False, f"no gitmem hooks in {tilde(path, root)}")
     if "hooks" in data and not hooks:
         del data["hooks"]
-    _write(path, _dump(data, raw))
+    write_settings(path, dump_settings(data, raw))
     _forget(path)
     return HookChange(path, True, f"removed gitmem hooks from {tilde(path, root)}")
 
@@ -431,7 +431,7 @@ def status(root: Path | None) -> list[HookStatus]:
             continue
         path = _resolved(where, settings_path(where, root))
         try:
-            _, data = _load(path)
+            _, data = load_settings(path)
         except UsageError as exc:
             result.append(HookStatus(where, path, dict.fromkeys(EVENTS), exc.message))
             continue

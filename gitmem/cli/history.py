@@ -88,15 +88,16 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     )
     p.add_argument(
         "--lost",
-        type=count,
+        type=lost_number,
         metavar="N",
-        help="bring back lost edit N alone (see gitmem lost), onto the file as it is now",
+        help="bring back lost edit N alone (see gitmem lost), onto the file as it is now; "
+        "with --user, AGENT:N (see gitmem lost --user)",
     )
     p.add_argument("--force", action="store_true", help="overwrite unsynced edits of the file")
     p.add_argument(
         "--user",
         action="store_true",
-        help="with --lost: lost edit N of your user-scope memory (see gitmem lost --user)",
+        help="with --lost: lost edit AGENT:N of your user-scope memory (see gitmem lost --user)",
     )
     add_json(p)
     add_remote(p)
@@ -110,7 +111,13 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "and the other version was kept), numbered from the oldest. gitmem lost N shows it as a\n"
         "diff; gitmem restore --lost N brings it back alone, without touching later edits.",
     )
-    p.add_argument("number", nargs="?", type=count, metavar="N", help="show this lost edit")
+    p.add_argument(
+        "number",
+        nargs="?",
+        type=lost_number,
+        metavar="N",
+        help="show this lost edit (with --user: AGENT:N, as the list names it)",
+    )
     p.add_argument(
         "--user",
         action="store_true",
@@ -303,15 +310,44 @@ def _names_a_file(given: str) -> bool:
     return os.path.isfile(given) or (given.endswith(".md") and not given.startswith("~"))
 
 
+def lost_number(text: str) -> tuple[str, int]:
+    """Lost edit `N`, or `AGENT:N` of the user scope (each agent's store numbers its own)."""
+    from gitmem.project.adapters import ADAPTERS, has_user_scope
+
+    agent, _, number = text.rpartition(":")
+    agents = [a for a in ADAPTERS if has_user_scope(a)]
+    if agent and agent not in agents:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} names no agent with user memory (AGENT:N, AGENT among {', '.join(agents)})"
+        )
+    return agent, count(number)
+
+
+def _project_number(args: argparse.Namespace, given: tuple[str, int], command: str) -> int:
+    """The number of a project's lost edit: `AGENT:N` is the user scope's, said so."""
+    from gitmem.errors import UsageError
+
+    agent, number = given
+    if agent:
+        raise UsageError(
+            f"{agent}:{number} is a lost edit of your user-scope memory",
+            command.format(f"{agent}:{number}"),
+        )
+    return number
+
+
 def lost(args: argparse.Namespace) -> int:
 
     from gitmem.history.lost import find, lost_edits, show_lost
 
     if args.user:
         return _user_lost(args)
+    number = (
+        None if args.number is None else _project_number(args, args.number, "gitmem lost --user {}")
+    )
     project = open_project_from(args)
-    if args.number is not None:
-        edit = find(project, args.number)
+    if number is not None:
+        edit = find(project, number)
         patch = show_lost(project, edit)
         if args.as_json:
             from gitmem.cli.jsonout import emit
@@ -360,7 +396,7 @@ def _user_lost(args: argparse.Namespace) -> int:
     refuse_with_user(args, "lost")
     repo = _config_repo(args)
     if args.number is not None:
-        agent, store, edit = find_user(os.environ, args.number, repo)
+        agent, store, edit = find_user(os.environ, args.number[1], args.number[0], repo)
         patch = shown_user(agent, show_lost(store, edit), os.environ)
         if args.as_json:
             from gitmem.cli.jsonout import emit
@@ -381,7 +417,10 @@ def _user_lost(args: argparse.Namespace) -> int:
         return 0
     for agent, _, edit in reversed(edits):
         echo(printable(shown_user(agent, _lost_line(edit), os.environ)))
-    echo("(gitmem lost --user N shows one; gitmem restore --user --lost N brings it back alone)")
+    echo(
+        "(gitmem lost --user AGENT:N shows one; gitmem restore --user --lost AGENT:N brings it "
+        "back alone)"
+    )
     return 0
 
 
@@ -413,7 +452,7 @@ def _lost_line(edit: Any) -> str:
     author = f"{author} on {edit.author_host}" if edit.author_host else author
     winner = f"{winner} on {edit.winner_host}" if edit.winner_host else winner
     return (
-        f"{edit.number:>3}  {when}  {shown(edit.path)} ({edit.subject})  edit by {author}; "
+        f"{edit.label:>3}  {when}  {shown(edit.path)} ({edit.subject})  edit by {author}; "
         f"kept the version by {winner} ({SAID.get(edit.why, edit.why)})  merge {edit.merge[:10]}"
     )
 
@@ -457,16 +496,19 @@ def restore(args: argparse.Namespace) -> int:
 
             from gitmem.history.lost import find_user
 
-            agent, lost_in, edit = find_user(os.environ, args.lost, _config_repo(args))
-            brought = restore_lost(lost_in, args.lost, edit)
+            agent, lost_in, edit = find_user(
+                os.environ, args.lost[1], args.lost[0], _config_repo(args)
+            )
+            brought = restore_lost(lost_in, edit.number, edit)
             from gitmem.project.userscope import shown_user
 
             named = shown_user(agent, brought.edit.path, os.environ)
         else:
             from gitmem.project.scopes import shown
 
+            number = _project_number(args, args.lost, "gitmem restore --user --lost {}")
             lost_in = open_project_from(args)
-            brought = restore_lost(lost_in, args.lost)
+            brought = restore_lost(lost_in, number)
             named = shown(brought.edit.path)
         where = tilde(brought.path, lost_in.tree)  # as every command names a file
         if args.as_json:
@@ -475,10 +517,10 @@ def restore(args: argparse.Namespace) -> int:
             emit({**brought.edit.as_json(), "file": str(brought.path), "changed": brought.changed})
             return 0
         if not brought.changed:
-            echo(f"{where} already holds lost edit {args.lost}; nothing written")
+            echo(f"{where} already holds lost edit {brought.edit.label}; nothing written")
             return 0
         echo(
-            f"brought back lost edit {args.lost} ({named} {brought.edit.subject}) "
+            f"brought back lost edit {brought.edit.label} ({named} {brought.edit.subject}) "
             f"into {where}; run gitmem sync to share it"
         )
         return 0

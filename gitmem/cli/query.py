@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         deleted=args.deleted,
         scopes=args.scope or [],
         limit=max(1, args.limit),
+        snippets="text",
     )
     hits = run_query(place, q, opener)
     if args.fmt == "json":

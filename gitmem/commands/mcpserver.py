@@ -103,6 +103,7 @@ class Recall:
             **{k: v for k, v in options.items() if v is not None},
             since=parse_since(since, name="since") if since is not None else None,
             scopes=[scope] if scope else [],
+            snippets="agent",
         )
         return run_query(self.place, q, self.project)
 

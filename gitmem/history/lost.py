@@ -55,9 +55,23 @@ class LostEdit:
     winner_host: str = ""
     author_email: str = ""
     winner_email: str = ""
+    agent: str = ""  # of a user-scope store: the agent, whose own edits `number` counts
+
+    @property
+    def label(self) -> str:
+        """How a command names it: `N`, or `AGENT:N` of the user scope (each agent's store
+        numbers its own: round 23, one numbering across agents gave an edit another number
+        once another agent's merge came in before it, or an agent was turned off)."""
+        return f"{self.agent}:{self.number}" if self.agent else str(self.number)
+
+    @property
+    def shows(self) -> str:
+        """The command that shows it."""
+        return f"gitmem lost --user {self.label}" if self.agent else f"gitmem lost {self.number}"
 
     def as_json(self) -> dict[str, object]:
         return {
+            **({"agent": self.agent, "id": self.label} if self.agent else {}),
             "number": self.number,
             "ref": self.ref,
             "merge": self.merge,
@@ -142,39 +156,52 @@ def user_lost_edits(
     env: Mapping[str, str], repo: Store | None = None, uid: str | None = None
 ) -> list[tuple[str, Project, LostEdit]]:
     """(agent, its store, lost edit) of the user scope of every enabled agent, oldest first,
-    numbered from 1 across them (round 22: the sync told `gitmem lost 1` of an edit of
-    ~/.gemini/GEMINI.md that `gitmem lost` never listed: it read the project's refs only).
-    `repo`, `uid`: whose config, or which personal ref, as the sync chose (`user_projects`)."""
+    each numbered within its agent's store (`LostEdit.label`: `gemini:1`; round 22: the sync
+    told `gitmem lost 1` of an edit of ~/.gemini/GEMINI.md that `gitmem lost` never listed).
+    `repo`: whose config (`user_projects`)."""
     from gitmem.project.userscope import user_projects
 
     found = []
     for agent, store in user_projects(repo, env, uid):
         edits = lost_edits(store)
-        found += [(agent, store, e) for e in edits]
+        found += [(agent, store, replace(e, agent=agent)) for e in edits]
         if not edits:
             store.repo.close()
     found.sort(key=lambda f: (f[2].time, f[2].merge, f[2].path, f[2].subject))
-    return [(a, s, replace(e, number=n)) for n, (a, s, e) in enumerate(found, 1)]
+    return found
 
 
 def find_user(
-    env: Mapping[str, str], number: int, repo: Store | None = None
+    env: Mapping[str, str], number: int, agent: str = "", repo: Store | None = None
 ) -> tuple[str, Project, LostEdit]:
-    """User-scope lost edit `number` (`user_lost_edits`), or the one line saying there is none."""
+    """User-scope lost edit `agent:number` (`user_lost_edits`); `number` alone when one agent
+    has an edit of that number; else the one line saying there is none, or which to name."""
     edits = user_lost_edits(env, repo)
-    if 1 <= number <= len(edits):
-        return edits[number - 1]
+    named = f"{agent}:{number}" if agent else str(number)
+    found = [f for f in edits if f[2].number == number and agent in ("", f[0])]
+    if len(found) == 1:
+        return found[0]
+    if found:  # two agents' stores each have an edit of that number: which one is meant
+        labels = ", ".join(
+            shown_user_label(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0])
+        )
+        raise UsageError(
+            f"lost edit {number} of your user-scope memory is one of several: {labels}",
+            f"name it with its agent: gitmem lost --user {found[0][2].label}",
+        )
+    mine = [e for a, _, e in edits if agent in ("", a)]
     raise UsageError(
-        f"no lost edit {number} of your user-scope memory"
-        + (
-            f" (there are {len(edits)})"
-            if len(edits) > 1
-            else " (there is only 1)"
-            if edits
-            else " (there are none)"
-        ),
-        "gitmem lost --user lists them with their numbers",
+        f"no lost edit {named} of your user-scope memory"
+        + (f" (there are {len(mine)})" if mine else " (there are none)"),
+        "gitmem lost --user lists them with their numbers (AGENT:N)",
     )
+
+
+def shown_user_label(agent: str, edit: LostEdit, env: Mapping[str, str]) -> str:
+    """`gemini:1 (~/.gemini/GEMINI.md)`: an edit's label and its file as the user knows it."""
+    from gitmem.project.userscope import shown_user
+
+    return f"{edit.label} ({shown_user(agent, edit.path, env)})"
 
 
 def find(project: Project, number: int) -> LostEdit:
@@ -381,9 +408,9 @@ def restore_lost(project: Project, number: int, edit: LostEdit | None = None) ->
         return Brought(edit, target, False)
     if result is None:
         raise UsageError(
-            f"lost edit {number} ({edit.path} {edit.subject}) no longer applies: those lines "
-            "changed since; nothing written",
-            f"see it with gitmem lost {number} and edit {target} by hand",
+            f"lost edit {edit.label} ({edit.path} {edit.subject}) no longer applies: those "
+            "lines changed since; nothing written",
+            f"see it with {edit.shows} and edit {target} by hand",
         )
     data = "".join(result)
     if data == now:
@@ -394,10 +421,10 @@ def restore_lost(project: Project, number: int, edit: LostEdit | None = None) ->
     out = data.encode("utf-8")
     if section:  # the section put back in its place, every other byte of the file as it is
         out = with_gemini_section(read or b"", out)
-    refuse_unsafe(where, out, f"lost edit {number}")
+    refuse_unsafe(where, out, f"lost edit {edit.label}")
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = current_mode(target)
-    replace_or_refuse(target, read, out, mode, f"bringing back lost edit {number}")
+    replace_or_refuse(target, read, out, mode, f"bringing back lost edit {edit.label}")
     return Brought(edit, target, True)
 
 
@@ -513,13 +540,15 @@ class Loss:
     writer: Writer  # who wrote the edit (or the deletion) that lost
     winner: Writer  # who wrote the version kept
     number: int | None = None
-    user: bool = False  # of the user scope: `gitmem lost --user` lists it
+    agent: str = ""  # of a user-scope store: `gitmem lost --user AGENT:N` lists it
 
     @property
     def commands(self) -> tuple[str, str]:
         """The commands that show it and bring it back."""
-        user = " --user" if self.user else ""
-        return f"gitmem lost{user} {self.number}", f"gitmem restore{user} --lost {self.number}"
+        if self.agent:
+            label = f"{self.agent}:{self.number}"
+            return f"gitmem lost --user {label}", f"gitmem restore --user --lost {label}"
+        return f"gitmem lost {self.number}", f"gitmem restore --lost {self.number}"
 
     def text(self) -> str:
         """The line a sync prints after `lost: ` or `kept: `."""
@@ -623,16 +652,9 @@ def losses_to_tell(
             )
     if any(f.kind == "lost" for f in found):
         numbers = {(d[1], d[3], d[4]): n for n, d in enumerate(_decisions(project), 1)}
-        if is_user_store(project):  # numbered as `gitmem lost --user` numbers them
-            import os
-
-            # the personal ref this sync used (review 22: without a global user.email, the
-            # repository's named it, and a read of the global config alone failed: untold)
-            numbered = user_lost_edits(os.environ, uid=project.uid)
-            numbers = {(e.merge, e.path, e.subject): e.number for _, _, e in numbered}
-            for _, store, _ in numbered:
-                store.repo.close()
-            found = [replace(f, user=True) for f in found]
+        if is_user_store(project):  # numbered within the agent's store, as `lost --user`
+            agent = project.key.removeprefix("user:")
+            found = [replace(f, agent=agent) for f in found]
         found = [
             replace(f, number=numbers.get((f.merge, f.path, f.subject))) if f.kind == "lost" else f
             for f in found

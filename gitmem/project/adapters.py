@@ -317,7 +317,14 @@ def gemini_section(data: bytes) -> bytes:
     into the ref nor written (round 21: the whole file synced, each machine's instructions
     concatenated into the other's)."""
     bounds = _gemini_bounds(data)
-    return b"" if bounds is None else data[bounds[0] : bounds[1]]
+    if bounds is None:
+        return b""
+    section = data[bounds[0] : bounds[1]]
+    # one spelling whatever follows it: at the file's end without a final newline, it gets
+    # the one it has wherever another section follows it (round 23: written back before
+    # another section, a newline was added, read again as an edit and synced back: every
+    # machine's file changed, `M`, by nobody)
+    return section if section.endswith(b"\n") else section + b"\n"
 
 
 def with_gemini_section(data: bytes, section: bytes) -> bytes:
@@ -337,6 +344,10 @@ def with_gemini_section(data: bytes, section: bytes) -> bytes:
     before, after = data[: bounds[0]], data[bounds[1] :]
     if not section and not after and before.endswith(b"\n\n"):
         return before[:-1]
+    if not after and not data.endswith(b"\n") and section[-2:] not in (b"", b"\n\n"):
+        # round 23: the file's own way, no final newline, kept (`gemini_section` reads the
+        # section with one: the same section, so nothing to sync back)
+        section = section.removesuffix(b"\n")
     if after and section and not section.endswith(b"\n"):
         section += b"\n"
     return before + section + after

@@ -45,7 +45,14 @@ def mcp_entry(root: Path) -> dict[str, Any]:
 
 
 def install_mcp(repo: Store, root: Path) -> HookChange:
-    from gitmem.claude.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
+    from gitmem.claude.hooks import (
+        LOCAL_SETTINGS,
+        HookChange,
+        dump_settings,
+        links_out,
+        load_settings,
+        write_settings,
+    )
 
     path = root / MCP_FILE
     if path.is_symlink():
@@ -58,14 +65,14 @@ def install_mcp(repo: Store, root: Path) -> HookChange:
             "command into a shared file",
             f"add it for yourself: claude mcp add {SERVER} -- {_shown_command(root)}",
         )
-    raw, data = _load(path)
+    raw, data = load_settings(path)
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise UsageError(
             f'{path}: "mcpServers" is not an object', "fix the file; nothing was written"
         )
     servers[SERVER] = mcp_entry(root)
-    out = _dump(data, raw)
+    out = dump_settings(data, raw)
     changed = out != raw
     if changed:
         from gitmem.project.state import current_mode, write_atomic
@@ -77,11 +84,11 @@ def install_mcp(repo: Store, root: Path) -> HookChange:
     if links_out(root) is not None:
         raise UsageError(f"{root / '.claude'} leads out of the project", "nothing more was written")
     settings = root / LOCAL_SETTINGS
-    raw_settings, data_settings = _load(settings)
+    raw_settings, data_settings = load_settings(settings)
     enabled = data_settings.setdefault("enabledMcpjsonServers", [])
     if isinstance(enabled, list) and SERVER not in enabled:
         enabled.append(SERVER)
-        _write(settings, _dump(data_settings, raw_settings))
+        write_settings(settings, dump_settings(data_settings, raw_settings))
         changed = True
     what = (
         f"registered the gitmem MCP server in {tilde(path, root)}"
@@ -125,12 +132,19 @@ def _recall_hook(hook: object) -> bool:
 
 def install_recall(root: Path, where_settings: Path | None = None) -> HookChange:
     """Add the UserPromptSubmit hook to the per-user project settings (once)."""
-    from gitmem.claude.hooks import LOCAL_SETTINGS, HookChange, _dump, _load, _write, links_out
+    from gitmem.claude.hooks import (
+        LOCAL_SETTINGS,
+        HookChange,
+        dump_settings,
+        links_out,
+        load_settings,
+        write_settings,
+    )
 
     if links_out(root) is not None:
         raise UsageError(f"{root / '.claude'} leads out of the project", "nothing was written")
     path = where_settings or root / LOCAL_SETTINGS
-    raw, data = _load(path)
+    raw, data = load_settings(path)
     hooks = data.setdefault("hooks", {})
     groups = hooks.setdefault(PROMPT_EVENT, [])
     if not isinstance(groups, list):
@@ -144,12 +158,12 @@ def install_recall(root: Path, where_settings: Path | None = None) -> HookChange
         groups.append(
             {"hooks": [{"type": "command", "command": wanted, "timeout": PROMPT_TIMEOUT}]}
         )
-    out = _dump(data, raw)
+    out = dump_settings(data, raw)
     if raw is not None and out == raw:
         return HookChange(
             path, False, f"gitmem recall hook already installed in {tilde(path, root)}"
         )
-    _write(path, out)
+    write_settings(path, out)
     return HookChange(
         path, True, f"installed the UserPromptSubmit recall hook in {tilde(path, root)}"
     )
@@ -159,11 +173,11 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
     """What `hooks status` names besides the sync hooks: the UserPromptSubmit recall hook's
     command, and the MCP server's (with whether it is approved), None when absent. Reads only;
     a file that cannot be read counts as absent (`hooks status` says why for the settings)."""
-    from gitmem.claude.hooks import _load
+    from gitmem.claude.hooks import load_settings
 
     found: dict[str, str | None] = {PROMPT_EVENT: None, "MCP server": None}
     try:
-        _, data = _load(settings)
+        _, data = load_settings(settings)
     except UsageError:
         data = {}
     hooks = data.get("hooks")
@@ -175,7 +189,7 @@ def recall_status(root: Path, settings: Path) -> dict[str, str | None]:
                 found[PROMPT_EVENT] = str(h["command"])
     path = root / MCP_FILE
     try:
-        _, servers = _load(path) if path.is_file() and not path.is_symlink() else (None, {})
+        _, servers = load_settings(path) if path.is_file() and not path.is_symlink() else (None, {})
     except UsageError:
         servers = {}
     entry = (servers.get("mcpServers") or {}).get(SERVER) if isinstance(servers, dict) else None
@@ -198,11 +212,11 @@ def branch_mcp_server(repo: Store, root: Path, settings: Path) -> tuple[str, str
     path = root / MCP_FILE
     if not path.is_file() or path.is_symlink() or repo.is_bare or not repo.is_tracked(MCP_FILE):
         return None
-    from gitmem.claude.hooks import _load
+    from gitmem.claude.hooks import load_settings
 
     try:
-        _, servers = _load(path)
-        _, data = _load(settings)
+        _, servers = load_settings(path)
+        _, data = load_settings(settings)
     except UsageError:
         return None
     listed = servers.get("mcpServers")
@@ -229,11 +243,11 @@ def branch_mcp_server(repo: Store, root: Path, settings: Path) -> tuple[str, str
 def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
     """Take out what install_mcp and install_recall added (before gitmem.claude.hooks.uninstall, so
     that it finds the settings as its own install left them); a line for each change."""
-    from gitmem.claude.hooks import _dump, _load, _write, without_hooks
+    from gitmem.claude.hooks import dump_settings, load_settings, without_hooks, write_settings
 
     said: list[str] = []
     if settings.is_file():
-        raw, data = _load(settings)
+        raw, data = load_settings(settings)
         changed = False
         hooks = data.get("hooks")
         if not isinstance(hooks, dict):
@@ -254,7 +268,7 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
                 del data["enabledMcpjsonServers"]
             changed = True
         if changed:
-            _write(settings, _dump(data, raw))
+            write_settings(settings, dump_settings(data, raw))
             said.append(
                 f"removed gitmem's recall hook and MCP approval from {tilde(settings, root)}"
             )
@@ -262,7 +276,7 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
         return said
     path = root / MCP_FILE
     if path.is_file() and not path.is_symlink() and not repo.is_tracked(MCP_FILE):
-        raw, data = _load(path)
+        raw, data = load_settings(path)
         servers = data.get("mcpServers")
         if isinstance(servers, dict) and SERVER in servers:
             del servers[SERVER]
@@ -271,6 +285,6 @@ def uninstall(repo: Store, root: Path | None, settings: Path) -> list[str]:
             else:
                 from gitmem.project.state import current_mode, write_atomic
 
-                write_atomic(path, _dump(data, raw), current_mode(path))
+                write_atomic(path, dump_settings(data, raw), current_mode(path))
             said.append(f"removed the gitmem MCP server from {tilde(path, root)}")
     return said

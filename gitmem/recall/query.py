@@ -63,6 +63,10 @@ class Query(NamedTuple):
     scopes: Sequence[str] = ()
     limit: int = DEFAULT_LIMIT
     any_word: bool = False  # search: any word (ranked), not every word
+    # search: each hit's words found, in their text (`snippets`): "text" for a person, "agent"
+    # for a model's context (none of a memory holding a secret: a snippet may cut it in two);
+    # "": none (the prompt hook shows the text itself)
+    snippets: str = ""
 
     @property
     def needs_history(self) -> bool:
@@ -88,6 +92,7 @@ class Hit(NamedTuple):
     blob: str | None = None  # a deleted memory's last content, on its ref
     score: float = 0.0
     near: dict[str, str] | None = None  # search: typed word -> the indexed one searched instead
+    snippet: str | None = None  # search: the words found, in their text (`snippets`)
 
     @property
     def id(self) -> str:
@@ -302,7 +307,7 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         where.append("(" + _id_clause("m") + ")")
         params += _id_params(q.id)
     if not q.search and not q.id:  # a listing: an index of pointers is none of its memories
-        listed = _pointer_lists(db)
+        listed = pointer_lists(db)
         if listed:
             # one variable however many (review 22: one each passed SQLite's 999 of old builds)
             where.append("m.id NOT IN (SELECT value FROM json_each(?))")
@@ -350,7 +355,9 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         if near:  # a typo found nothing: the nearest words the index holds, said as such
             params[match_at] = " ".join(_as_term(db, t) for t in near.values())
             hits = [_hit(r) for r in rows_where(db, sql, [*params, limit])]
-            shown = {typed: _as_written(hits, stem) for typed, stem in near.items()}
+            # the words as written, of the body too (`deploi`: `deploy` in a memory's text)
+            seen = snippets(db, hits[:3], params[match_at])
+            shown = {typed: _as_written(seen, stem) for typed, stem in near.items()}
             said = {k: v for k, v in shown.items() if k != v}
             hits = [h._replace(near=said) for h in hits]
         if q.search and hits:
@@ -358,7 +365,37 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
             if typed != params[match_at]:
                 hits = _as_typed_first(db, hits, typed)
             hits = _pointed_to(db, hits, params[match_at], plain)[:limit]
+            if q.snippets:
+                hits = snippets(db, hits, params[match_at], q.snippets == "agent")
     return hits
+
+
+SNIPPET_TOKENS = 16  # words of a search's snippet: a line a person scans
+
+
+def snippets(db: sqlite3.Connection, hits: list[Hit], match: str, agent: bool = False) -> list[Hit]:
+    """Each hit with the words the search found in its text, in their place (FTS5 `snippet`
+    of the body). Round 23: a memory without a description was answered by its title alone
+    (`[memory] user-gemini/GEMINI.md - GEMINI` for `port 5433`), nothing saying why. Only
+    the hits shown, one query (a snippet in the search's own SELECT is made for every row
+    found before the LIMIT). `agent`: none of a memory whose text holds a likely secret (its
+    whole text is redacted where it is shown; a snippet could hold half of one)."""
+    keys = json.dumps([f"{h.scope}/{h.path}" for h in hits if not h.deleted])
+    sql = (
+        f"SELECT m.scope, m.path, snippet(text, 3, '', '', '…', {SNIPPET_TOKENS}) AS s"
+        + (", text.body AS body " if agent else " ")
+        + "FROM text JOIN memory m ON m.id = text.rowid WHERE text MATCH ? "
+        "AND m.scope || '/' || m.path IN (SELECT value FROM json_each(?))"
+    )
+    from gitmem.recall.searchindex import words_together
+
+    rows = rows_where(db, sql, [match, keys])
+    if agent and rows:
+        from gitmem.policy.secrets import redact_secrets
+
+        rows = [r for r in rows if not redact_secrets(str(r["body"]))[1]]
+    found = {(r["scope"], r["path"]): " ".join(words_together(str(r["s"])).split()) for r in rows}
+    return [h._replace(snippet=found.get((h.scope, h.path)) or None) for h in hits]
 
 
 def _as_typed_first(db: sqlite3.Connection, hits: list[Hit], typed: str | None) -> list[Hit]:
@@ -414,7 +451,7 @@ def pointers(path: str, lines: Sequence[str], targets: Sequence[str]) -> list[tu
 
 
 def _href_path(href: str) -> str:
-    """The file an href names, as the index resolves it (gitmem.claude.graph._resolve_md)."""
+    """The file an href names, as the index resolves it (gitmem.claude.graph.resolve_md)."""
     from urllib.parse import unquote  # pathlib's own import: nothing more to load
 
     return unquote(href.split("#", 1)[0].split("?", 1)[0])
@@ -576,7 +613,7 @@ def _noted_inline(lines: Sequence[str], found: set[int]) -> bool:
     return False
 
 
-def _pointer_lists(db: sqlite3.Connection) -> list[int]:
+def pointer_lists(db: sqlite3.Connection) -> list[int]:
     """The index files that are only a list of pointers (no note of their own): no memory, so
     never listed (round 22: `--recent`, `--type`, the MCP `recent` tool listed MEMORY.md)."""
     out = []
@@ -709,8 +746,12 @@ def _near_words(db: sqlite3.Connection, text: str) -> dict[str, str] | None:
             d = min(_distance(word, term), _distance(stemmed, term))
             if len(stem) >= 4 and len(stem) < len(word):
                 d = min(d, _distance(stem, term))
-            if len(term) >= 4 and len(word) > len(term):  # a stem: `deploy` of `deploymnet`
-                d = min(d, _distance(word[: len(term)], term) + 1)
+            start = word[: len(term)]
+            if len(term) >= 4 and len(word) > len(term) and term in (start, start[:-1] + "i"):
+                # a stem the word starts with: `deploi` of `deploymnet` (the stemmer's y → i;
+                # round 23: a stem it nearly starts with is two mistakes, `readm` of README
+                # for `roadmap`)
+                d = min(d, 1)
             if d <= limit:  # the nearest; of those, the longest (`backward`, not `back`)
                 # of equals: the nearest to the typed word's stem, then one it starts with
                 near_stem = _distance(stem, term)
@@ -803,12 +844,19 @@ def _distance(a: str, b: str) -> int:
 
 def _as_written(hits: Sequence[Hit], stem: str) -> str:
     """The word as a memory writes it (`redis`), not the index's stem of it (`redi`)."""
-    for cut in (stem, stem[:-1]) if stem.endswith("i") and len(stem) > 4 else (stem,):
-        for h in hits[:3]:  # `verifi`, `deploi`: the stemmer's y, written `verify`, `deploy`
-            for text in (h.title, h.description or "", " ".join(h.tags), h.path):
-                m = re.search(rf"\b{re.escape(cut)}\w*", text, re.IGNORECASE)
-                if m:
-                    return m.group(0).lower()
+    cuts = (stem, stem[:-1]) if stem.endswith("i") and len(stem) > 4 else (stem,)
+    for body in (False, True):  # round 23: the words found in the text, when nothing else has it
+        for cut in cuts:
+            for h in hits[:3]:  # `verifi`, `deploi`: the stemmer's y, written `verify`, `deploy`
+                texts = (
+                    (h.snippet or "",)
+                    if body
+                    else (h.title, h.description or "", " ".join(h.tags), h.path)
+                )
+                for text in texts:
+                    m = re.search(rf"\b{re.escape(cut)}\w*", text, re.IGNORECASE)
+                    if m:
+                        return m.group(0).lower()
     return stem
 
 
@@ -1102,6 +1150,8 @@ def node_of(h: Hit) -> dict[str, Any]:
         "pagerank": round(h.rank, 6),
         "links_to": h.links_to,
     }
+    if h.snippet:
+        node["snippet"] = h.snippet
     if h.author:
         node["author"] = h.author
     if h.deleted:
@@ -1126,6 +1176,8 @@ def summary_line(h: Hit) -> str:
         described = " ".join(h.description.split())  # (a real one) filled screens
         cut = described[:SUMMARY_CHARS].rsplit(" ", 1)[0] if len(described) > SUMMARY_CHARS else ""
         line += f" — {cut + ' …' if cut else described}"
+    elif h.snippet:  # no description: the words found, where they stand
+        line += f" — {h.snippet}"
     if h.deleted and h.author:
         line += f" (deleted; last changed by {h.author})"
     return " ".join(line.split())

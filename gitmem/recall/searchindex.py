@@ -69,6 +69,12 @@ def words_apart(text: str) -> str:
     return re.sub(_SPACELESS, lambda m: f" {m.group(0)} ", text) if spaceless(text) else text
 
 
+def words_together(text: str) -> str:
+    """`words_apart` undone: the spaces it put around each such character taken away (one
+    each side, or none at the edge of a snippet cut from it), every other space kept."""
+    return re.sub(f" ?({_SPACELESS}) ?", r"\1", text) if spaceless(text) else text
+
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS memory(
@@ -960,7 +966,7 @@ def _insert(
 
 def _relink(db: sqlite3.Connection) -> None:
     """Resolve every memory's links inside its scope and rank the memories (PageRank)."""
-    from gitmem.claude.graph import LinkGraph, _resolve_md, _resolve_wiki, pagerank
+    from gitmem.claude.graph import LinkGraph, pagerank, resolve_md, resolve_wiki
 
     rows = db.execute("SELECT id, scope, path, links FROM memory").fetchall()
     by_path: dict[tuple[str, str], int] = {(scope, path): rowid for rowid, scope, path, _ in rows}
@@ -976,9 +982,9 @@ def _relink(db: sqlite3.Connection) -> None:
         targets: list[str] = []
         for kind, href in json.loads(raw or "[]"):
             if kind == "md":
-                target = _resolve_md(path, href)
+                target = resolve_md(path, href)
             else:
-                target = _resolve_wiki(href, by_stem.get(scope, {}), nodes.get(scope, {}))
+                target = resolve_wiki(href, by_stem.get(scope, {}), nodes.get(scope, {}))
             if target and target != path and (scope, target) in by_path and target not in targets:
                 targets.append(target)
         edges[rowid] = [by_path[(scope, t)] for t in targets]
@@ -1100,7 +1106,7 @@ def history_rows(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
     if tip is None:
         return []
     start = spot.prefix + "/"
-    names = _plain_names(project, spot, tip)
+    names = plain_names(project, spot, tip)
     # hidden names sit in the sealed top folder (`local/`), a deeper prefix's too (a user
     # scope's store: `local/claude`)
     stored_start = start if names is None else spot.prefix.partition("/")[0] + "/"
@@ -1134,7 +1140,7 @@ def history_rows(project: Project, spot: ScopeSpot) -> list[tuple[Any, ...]]:
     return out
 
 
-def _plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] | None:
+def plain_names(project: Project, spot: ScopeSpot, tip: str) -> dict[str, str] | None:
     """Hidden name -> plaintext path of each file at the tip of an encrypted prefix; None when
     the prefix is stored in plaintext."""
     if spot.ref != project.user_ref:

@@ -51,13 +51,13 @@ def page_data(place: Place, project: Callable[[], Project] | None) -> dict[str, 
     """Nodes (with text and history) and links of every scope, as the page's script reads them."""
     from gitmem.claude.graph import LinkGraph, communities_of
     from gitmem.recall.contextsafe import clean
-    from gitmem.recall.query import _pointer_lists, about, full_text, is_index, shown_id
+    from gitmem.recall.query import about, full_text, is_index, pointer_lists, shown_id
 
     db = refreshed(place)
     rows = rows_where(db, "SELECT * FROM memory ORDER BY rank DESC, scope, path")
     # round 22 (recall22b): an index of pointers only is drawn (its lines find what they point
     # to) but no memory: flagged `list`, never counted nor listed, as gitmem query's listings
-    lists = set(_pointer_lists(db))
+    lists = set(pointer_lists(db))
     total = sum(1 for r in rows if int(r["id"]) not in lists)
     rows = rows[:MAX_NODES]
     at = {(r["scope"], r["path"]): i for i, r in enumerate(rows)}
@@ -183,13 +183,13 @@ def _changes_of(
     """Add the changes of `spot`'s ref to `changes`, per memory id, newest first; `hidden`: a
     folder the store keeps the scope's root files in (`.root/CLAUDE.md` is `CLAUDE.md`)."""
     from gitmem.recall.query import shown_id
-    from gitmem.recall.searchindex import _plain_names
+    from gitmem.recall.searchindex import plain_names
 
     repo = proj.repo
     tip = repo.resolve(spot.ref)
     if tip is None:
         return
-    names = _plain_names(proj, spot, tip)
+    names = plain_names(proj, spot, tip)
     start = spot.prefix + "/"
     # hidden names sit in the sealed top folder (a user scope's store: `local/`, not
     # `local/claude/`), as history_rows reads them

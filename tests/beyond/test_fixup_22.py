@@ -70,9 +70,9 @@ def test_a_user_scope_loss_is_told_without_a_global_email(tmp_path: Path) -> Non
     mine_b.write_text("# me\n\n- deploy from b\n")
     told = "".join(w.ok("-C", str(r), "sync", "--user") for w, r in ((a, ra), (b, rb), (a, ra)))
     assert "could not read which edits" not in told, told
-    assert "gitmem lost --user 1 shows it" in told, told
+    assert "gitmem lost --user claude:1 shows it" in told, told
     listed = a.ok("-C", str(ra), "lost", "--user")
-    assert "  1  " in listed and "~/.claude/CLAUDE.md" in listed, listed
+    assert "claude:1  " in listed and "~/.claude/CLAUDE.md" in listed, listed
 
 
 def test_lost_user_refuses_remote_in_one_line(tmp_path: Path) -> None:

@@ -52,9 +52,12 @@ def test_a_lost_edit_of_the_section_is_listed_shown_and_brought_back_into_it(
     gemini_a.write_text("# mine\n\n" + HEADER + "- deploy with fly from a\n")
     (b.home / ".gemini/GEMINI.md").write_text("# b's own\n\n" + HEADER + "- deploy from b\n")
     told = a.ok("sync", "--user") + b.ok("sync", "--user") + a.ok("sync", "--user")
-    assert "gitmem lost --user 1 shows it, gitmem restore --user --lost 1 brings it back" in told
+    assert (
+        "gitmem lost --user gemini:1 shows it, gitmem restore --user --lost gemini:1 brings it back"
+        in told
+    ), told
     listed = a.ok("lost", "--user", cwd=tmp_path)
-    assert "  1  " in listed and "~/.gemini/GEMINI.md (lines 2-2)" in listed, listed
+    assert "gemini:1  " in listed and "~/.gemini/GEMINI.md (lines 2-2)" in listed, listed
     shown = a.ok("lost", "--user", "1", cwd=tmp_path)
     lost_line = next(ln for ln in shown.splitlines() if ln.startswith("+- deploy"))[1:]
     assert "mine" not in shown and "b's own" not in shown, shown  # the section's lines only
@@ -66,7 +69,7 @@ def test_a_lost_edit_of_the_section_is_listed_shown_and_brought_back_into_it(
     mine = "# mine, edited since\n\n"
     now = HEADER + gemini_a.read_text().split(HEADER, 1)[1] + "- later\n"
     gemini_a.write_text(mine + now)
-    assert "brought back lost edit 1 (~/.gemini/GEMINI.md lines 2-2)" in a.ok(
+    assert "brought back lost edit gemini:1 (~/.gemini/GEMINI.md lines 2-2)" in a.ok(
         "restore", "--user", "--lost", "1", cwd=tmp_path
     )
     after = gemini_a.read_text()
