@@ -41,7 +41,23 @@ def link_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
         candidates = titled.get(_title(bn[bk].text))
         if candidates:
             pairs[candidates.pop(0)] = bk
+    # an entry keyed by its bold file name, renamed: its words after the name alike (more than
+    # `SIMILAR`, each the other's one most alike), so a rename is still one when the hook was
+    # edited too — as a merge of a rename and a hook edit writes it (else not idempotent)
+    gone = [k for k in bn if k not in nodes and k not in pairs.values() and _bold(bn[k])]
+    new = [k for k in nodes if k not in bn and k not in pairs and _bold(nodes[k])]
+    if gone and new and len(gone) * len(new) <= MAX_COMPARED:
+        scores = {
+            (bk, sk): _words_alike(_title(bn[bk].text)[1:], _title(nodes[sk].text)[1:])
+            for bk in gone
+            for sk in new
+        }
+        pairs.update(mutual_best(scores, lambda bk, sk: 0.0))
     return pairs
+
+
+def _bold(nd: Node) -> bool:
+    return bool(nd.target) and _title(nd.text).startswith("\0")
 
 
 def respelled(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
@@ -331,9 +347,18 @@ def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:
 
 
 def _title(text: str) -> str:
+    """What names a linked entry through a rename of its file: its title — or, for an entry
+    keyed by the file it starts with (`- **api.md** — hook`, round 23), the words after the
+    name (a rename with the hook as it was), marked apart from any title."""
     line = text.split("\n", 1)[0]
     start, mid = line.find("["), line.find("](")
-    return " ".join(line[start + 1 : mid].split()).casefold() if 0 <= start < mid else ""
+    if 0 <= start < mid:
+        return " ".join(line[start + 1 : mid].split()).casefold()
+    body = (bullet_body(line) or "").lstrip()
+    if body.startswith("**") and (end := body.find("**", 2)) > 2 and body[2:end].endswith(".md"):
+        rest = " ".join(body[end + 2 :].split())
+        return "\0" + rest.casefold() if rest else ""
+    return ""
 
 
 def heading_renames(

@@ -24,6 +24,7 @@ IN_SYNC = {
         "bold-name index: a gotcha added inside the parentheses vs the line's end extended",
         "bold-name index: words edited at both ends of one line, with CRLF",
         "plain note in MEMORY.md: two words edited, one each, CJK",
+        "bold-name index: the file name changed vs a word of the hook edited",
         "CJK index: a hook shortened to fit the cap vs another hook extended with an emoji",
     )
 }

@@ -16,7 +16,7 @@ import pytest
 from merge_drivers import merge_file
 from tests.merge_drivers.test_everyday_20 import sub
 from tests.merge_drivers.test_everyday_22 import BEVY, RAY, TYPES
-from tests.support.sweep import SweepCase, check_case
+from tests.support.sweep import SweepCase, check_case, in_every_order
 
 I = ".claude/memory/MEMORY.md"  # noqa: E741
 T = ".claude/memory/notes.md"
@@ -455,14 +455,13 @@ def test_the_twenty_third_sweep(name: str) -> None:
 # The fixed class's neighbours (docs/merge.md, round 23): a MEMORY.md bullet with no link
 # (`- **file.md** — hook`, a plain note) merged word by word as a linked entry's hook
 NEIGHBOURS: dict[str, SweepCase] = {
-    # not signed, left (docs/merge.md, round 23): the bold file name is the entry's key, so
-    # the renamed line is a new entry and the old one stays with the hook edited — two lines
-    "bold-name index: the file name changed vs a word of the hook edited": (
-        I,
+    # the bold file name is the entry's key: renamed, it pairs with the gone one by the words
+    # after the name (before: two lines, the old one with the hook edited)
+    "bold-name index: the file name changed vs a word of the hook edited": case(
         MULLER,
-        sub(MULLER, ("**project_overview.md**", "**overview.md**")),
-        sub(MULLER, ("Phase 1 status", "Phase 2 status")),
-        None,
+        ("**project_overview.md**", "**overview.md**"),
+        ("Phase 1 status", "Phase 2 status"),
+        I,
     ),
     "bold-name index: words edited at both ends of one line, with CRLF": case(
         MULLER.replace(b"\n", b"\r\n"),
@@ -493,3 +492,21 @@ def test_one_word_of_a_bold_name_entry_edited_on_both_sides_is_one_line_and_told
 @pytest.mark.parametrize("name", sorted(NEIGHBOURS))
 def test_the_twenty_third_neighbours(name: str) -> None:
     check_case(NEIGHBOURS[name])
+
+
+def test_a_bold_name_renamed_and_two_hook_words_edited_on_three_machines_is_one_line() -> None:
+    """One machine renames `project_overview.md`, two edit a word of its hook each: in every
+    order, one line with the new name and both words."""
+    got = in_every_order(
+        I,
+        MULLER,
+        sub(MULLER, ("**project_overview.md**", "**overview.md**")),
+        sub(MULLER, ("Phase 1 status", "Phase 2 status")),
+        sub(MULLER, ("boot model", "boot ROM model")),
+    )
+    assert got == sub(
+        MULLER,
+        ("**project_overview.md**", "**overview.md**"),
+        ("Phase 1 status", "Phase 2 status"),
+        ("boot model", "boot ROM model"),
+    )
