@@ -116,7 +116,7 @@ def test_printable_text_prints_unchanged(text: str) -> None:
     st.text(
         st.characters(
             blacklist_categories=["Cc", "Cf", "Zl", "Zp", "Cs"],
-            blacklist_characters="\\0123456789" + SELECTORS,
+            blacklist_characters="\\0123456789" + SELECTORS + IGNORED,
         )
     )
 )
