@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import re
+import resource
 import subprocess
 import sys
-import time
 
 from tests.support.world import REPO_ROOT
 
 
 def test_demo_prints_the_real_cli_output_and_only_true_claims() -> None:
-    started = time.monotonic()
+    started = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
         [sys.executable, "-m", "gitmem", "demo"],
         capture_output=True,
@@ -19,7 +19,10 @@ def test_demo_prints_the_real_cli_output_and_only_true_claims() -> None:
         cwd=REPO_ROOT,
         timeout=120,
     )
-    elapsed = time.monotonic() - started
+    ended = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # the demo's CPU, its gits' included (each waited for): ~1.0 s, 11.9 s of wall at a load
+    # of 18, where the 15 s wall bound this was held to came within a few seconds of failing
+    elapsed = (ended.ru_utime + ended.ru_stime) - (started.ru_utime + started.ru_stime)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     # the commands' own output, in the CLI's format (cli/sync.py, cli/history.py)
@@ -38,4 +41,4 @@ def test_demo_prints_the_real_cli_output_and_only_true_claims() -> None:
     assert "<<<<<<<" not in out and "False" not in out.replace("A has testing.md: False", "")
     world = re.search(r"world: (\S+)", out)
     assert world and not __import__("os").path.exists(world.group(1)), "the world is removed"
-    assert elapsed < 15, f"the demo took {elapsed:.1f} s"
+    assert elapsed < 5, f"the demo took {elapsed:.1f} s of CPU"

@@ -8,16 +8,16 @@ gitmem's own check), and the in-process check must refuse before listing the who
 from __future__ import annotations
 
 import subprocess
-import time
 
 import pytest
 
 from gitmem.gitstore import Repository
 from gitmem.policy.treecheck import commit_findings
+from tests.support.cpu import cpu_seconds
 from tests.support.world import World
 
 TEAM = "refs/gitmem/team"
-BOUND = 5.0  # seconds, wall time, on a loaded machine
+BOUND = 5.0  # CPU seconds (validate and its gits), which a loaded machine does not stretch
 META = b'version = 1\nkey = "example.com/o/r"\n'
 
 pytestmark = pytest.mark.slow
@@ -57,18 +57,19 @@ def remote(world: World) -> World:
 
 
 def timed_validate(world: World) -> tuple[float, str]:
-    started = time.monotonic()
-    run = world.gitmem("-C", str(world.remote), "validate", TEAM)
-    seconds = time.monotonic() - started
+    started = cpu_seconds()
+    run = world.gitmem("-C", str(world.remote), "validate", TEAM)  # in process, and its gits
+    seconds = cpu_seconds() - started
     assert run.code == 1, run.out + run.err
     return seconds, run.out
 
 
 def in_process(world: World) -> tuple[float, list[str]]:
     repo = Repository(world.remote)
-    started = time.monotonic()
+    started = cpu_seconds()
     found = commit_findings(repo, git(world, "rev-parse", TEAM), TEAM)
-    return time.monotonic() - started, [str(f) for f in found]
+    repo.close()  # its cat-file waited for: that child's CPU counted too
+    return cpu_seconds() - started, [str(f) for f in found]
 
 
 def test_a_tree_30000_folders_deep_is_refused_in_bounded_time(remote: World) -> None:
@@ -76,10 +77,10 @@ def test_a_tree_30000_folders_deep_is_refused_in_bounded_time(remote: World) -> 
     fast_import(remote, [commit(inline(deep, b"deep\n"), parent=True)])
     seconds, out = timed_validate(remote)
     assert "GM102" in out and "deeper than 12 folders" in out, out
-    assert seconds < BOUND, f"{seconds:.2f}s"
+    assert seconds < BOUND, f"{seconds:.2f} s of CPU"
     seconds, found = in_process(remote)
     assert len(found) == 1 and "GM102" in found[0] and len(found[0]) < 300, found
-    assert seconds < 1.0, f"{seconds:.2f}s in process"
+    assert seconds < 1.0, f"{seconds:.2f} s of CPU in process"
 
 
 def test_a_folder_of_a_million_entries_is_refused_in_bounded_time(remote: World) -> None:
@@ -97,7 +98,7 @@ def test_a_folder_of_a_million_entries_is_refused_in_bounded_time(remote: World)
     seconds, out = timed_validate(remote)
     # the files' own bound comes first (red team 22): 200,001 entries read, not 400,001
     assert "team: GM105" in out and "over 200000 files" in out, out
-    assert seconds < BOUND, f"{seconds:.2f}s"
+    assert seconds < BOUND, f"{seconds:.2f} s of CPU"
 
 
 def test_a_100_mb_file_is_refused_without_being_read(remote: World) -> None:
@@ -109,7 +110,7 @@ def test_a_100_mb_file_is_refused_without_being_read(remote: World) -> None:
     fast_import(remote, [commit(f"M 100644 {oid} team/huge.md\n".encode(), parent=True)])
     seconds, out = timed_validate(remote)
     assert "team/huge.md: GM105" in out and "104857600 bytes" in out, out
-    assert seconds < BOUND, f"{seconds:.2f}s"
+    assert seconds < BOUND, f"{seconds:.2f} s of CPU"
 
 
 def test_a_history_of_100000_commits_is_validated_in_bounded_time(remote: World) -> None:
@@ -123,7 +124,7 @@ def test_a_history_of_100000_commits_is_validated_in_bounded_time(remote: World)
     assert git(remote, "rev-list", "--count", "--first-parent", TEAM) == "100002"
     seconds, out = timed_validate(remote)  # the tip's tree: a history is not walked
     assert "team/c.md:1: GM111" in out, out
-    assert seconds < BOUND, f"{seconds:.2f}s"
+    assert seconds < BOUND, f"{seconds:.2f} s of CPU"
 
 
 def test_the_shape_walk_stops_at_the_first_bound(world: World) -> None:
