@@ -4,7 +4,12 @@ test is an attack that worked before this round and fails without its fix."""
 from __future__ import annotations
 
 import hashlib
+import os
+import subprocess
 import time
+from pathlib import Path
+
+import pytest
 
 from benchmarks.writerflood import TEAM, WRITERS, commits_on_team, plant_writers
 from gitmem.merge.tree import merge_trees
@@ -84,3 +89,50 @@ def test_a_merge_of_many_folders_indexes_costs_linear_time() -> None:
     files are listed once: 8× the folders costs about 8× (quadratic: 64×)."""
     small, large = _merge_of_many_indexes(300), _merge_of_many_indexes(2400)
     assert large < 0.2 + 20 * small, (small, large)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "objects/info/commit-graph",
+        "objects/info/commit-graphs/commit-graph-chain",
+        "objects/pack/multi-pack-index",
+        "logs/refs/gitmem/team",
+        "logs/refs/gitmem-remotes/origin/team",
+    ],
+)
+def test_a_fifo_where_git_reads_the_object_store_or_appends_a_reflog_is_refused(
+    synced: Shared, name: str
+) -> None:
+    """Worked (round 11's class, files it did not name): an archive's `.git` holding a FIFO
+    as its commit-graph (or its chain, or a multi-pack-index) held every sync's fetch to its
+    timeout (120 s, "the remote did not answer"); as the reflog of one of our refs (git
+    appends to one that exists), `update-ref` and the sync by hand for ever. Now refused at
+    the opening in one line naming it, exit 2, nothing written."""
+    world, bob = synced.world, synced.bob
+    (world.scope_path(bob, "team") / "deploys.md").write_text("---\nname: d\n---\nBOB\n")
+    path = bob / ".git" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    started = time.monotonic()
+    run = world.gitmem("-C", str(bob), "sync", timeout=30)
+    assert run.code == 2, run.err + run.out
+    assert f"{path} is not a regular file" in run.err and run.err.count("\n") == 2, run.err
+    assert time.monotonic() - started < 20
+    assert "BOB" not in world.git("show", "refs/gitmem/team:team/deploys.md", cwd=world.remote)
+
+
+def test_a_fifo_head_bounds_the_opening(tmp_path: Path) -> None:
+    """Worked: a FIFO `HEAD` (checked once the folder is found) held `rev-parse`, which finds
+    it, for ever — `gitmem status` by hand never returned. Now bounded as its siblings."""
+    from gitmem.gitstore.base import Opening
+
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".git" / "HEAD").unlink()
+    os.mkfifo(repo / ".git" / "HEAD")
+    opening = Opening(repo)
+    try:
+        assert opening.where.timeout is not None and opening.where.timeout <= 60
+    finally:
+        opening.cancel()
