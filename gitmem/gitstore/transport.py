@@ -364,7 +364,10 @@ class Transport(GitDir):
         mirror = f"remote.{remote}.mirror"
         if mirror in self.config() and "=" not in remote:  # (a URL's `=` ends a `-c` key)
             args += ["-c", f"{mirror}=false"]
+        # red team 23: `push.followTags` in the repository's config published every annotated
+        # tag reaching a memory commit (a ref outside refs/gitmem/*) with each push
         args += [*NO_ATTRIBUTES_FILE, "push", RECEIVE_PACK, "--porcelain", "--no-verify"]
+        args += ["--no-follow-tags"]
         args += ["--atomic"] if atomic else []
         if sealed_only:
             args = ["-c", "pack.compression=0", *args]

@@ -162,3 +162,17 @@ def test_the_repositorys_protocol_version_does_not_make_each_fetch_take_every_re
     # what the connection spoke: v2's ls-refs asked only for our prefixes
     versions = [e for e in events if e["event"] == "data" and e.get("key") == "negotiated-version"]
     assert all(str(e["value"]) == "2" for e in versions), versions
+
+
+def test_a_push_of_memory_publishes_no_tag_the_repositorys_config_follows(synced: Shared) -> None:
+    """Worked: `push.followTags = true` in `.git/config` and an annotated tag on a memory
+    commit (an archive's `.git` can hold both): bob's next sync pushed `refs/tags/…` to the
+    remote beside his memory — a ref outside refs/gitmem/*. Now `--no-follow-tags`."""
+    world, bob = synced.world, synced.bob
+    world.git("tag", "-a", "-m", "planted", "planted-tag", "refs/gitmem/team", cwd=bob)
+    world.git("config", "push.followTags", "true", cwd=bob)
+    (world.scope_path(bob, "team") / "deploys.md").write_text("---\nname: d\n---\nBOB\n")
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0 and "pushed to origin" in run.out, run.err + run.out
+    assert world.git("for-each-ref", "refs/tags", cwd=world.remote) == ""
+    assert "BOB" in world.git("show", "refs/gitmem/team:team/deploys.md", cwd=world.remote)
