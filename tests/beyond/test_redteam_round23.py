@@ -3,7 +3,6 @@ test is an attack that worked before this round and fails without its fix."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -16,6 +15,7 @@ from benchmarks.writerflood import TEAM, WRITERS, commits_on_team, plant_writers
 from gitmem.merge.tree import merge_trees
 from gitmem.project.scopes import refused_hold
 from tests.beyond.test_redteam_writers import _tree_with
+from tests.fakes.memory import MemoryStore
 from tests.support.teammates import Shared
 
 WRITER = "0badc0ffee000023"
@@ -51,25 +51,10 @@ def test_an_unsigned_writer_tip_is_refused_on_every_sync_until_it_may_pass(
     assert (world.scope_path(bob, "team") / "w.md").read_bytes().endswith(b"from a writer\n")
 
 
-class _Blobs:
-    """The pure tree merge's objects, in memory (the merge reads and writes nothing else)."""
-
-    def __init__(self) -> None:
-        self.blobs: dict[str, bytes] = {}
-
-    def read_blob(self, oid: str, keep: bool = False) -> bytes:
-        return self.blobs[oid]
-
-    def write_blob(self, data: bytes) -> str:
-        oid = hashlib.sha1(data).hexdigest()
-        self.blobs[oid] = data
-        return oid
-
-
 def _merge_of_many_indexes(folders: int) -> float:
     """CPU seconds of a merge where a teammate changed the MEMORY.md of each of `folders`
     folders (ten topic files each) and we edited one topic file."""
-    repo = _Blobs()
+    repo = MemoryStore()  # the pure merge's objects, in memory
     topic = repo.write_blob(b"---\nname: t\n---\nz\n")
     old, new = repo.write_blob(b"- [A](t0.md) - x\n"), repo.write_blob(b"- [A](t0.md) - y\n")
     base: dict[str, str] = {}
