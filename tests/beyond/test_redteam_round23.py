@@ -161,3 +161,33 @@ def test_a_push_of_memory_publishes_no_tag_the_repositorys_config_follows(synced
     assert run.code == 0 and "pushed to origin" in run.out, run.err + run.out
     assert world.git("for-each-ref", "refs/tags", cwd=world.remote) == ""
     assert "BOB" in world.git("show", "refs/gitmem/team:team/deploys.md", cwd=world.remote)
+
+
+def test_completing_a_remote_runs_nothing_its_name_holds(tmp_path: Path) -> None:
+    """Worked: a remote named `$(touch${IFS}PWNED)` in the repository's config (an archive's
+    `.git/config`): `gitmem sync --remote <TAB>` ran `touch PWNED` — bash's `compgen -W`
+    expands the words it is given. Now each remote is offered as it is, quoted for the
+    command line; a file name likewise runs nothing (readline quotes it)."""
+    from gitmem.cli import build_parser
+    from gitmem.cli.completion import bash_script
+
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    hostile = "$(touch${IFS}PWNED)"
+    subprocess.run(["git", "config", f"remote.{hostile}.url", "/x"], cwd=repo, check=True)
+    (repo / "$(touch${IFS}PWNED2).md").write_text("")
+    script = tmp_path / "gitmem.bash"
+    script.write_text(bash_script(build_parser()))
+    driver = (
+        f"source {script}\n"
+        "COMP_WORDS=(gitmem sync --remote ''); COMP_CWORD=3; _gitmem\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        "COMP_WORDS=(gitmem record --file ''); COMP_CWORD=3; _gitmem\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    out = subprocess.run(["bash", "-c", driver], cwd=repo, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert not (repo / "PWNED").exists() and not (repo / "PWNED2").exists()
+    offered = out.stdout.splitlines()
+    assert offered[0] == r"\$\(touch\$\{IFS\}PWNED\)", offered
+    assert "$(touch${IFS}PWNED2).md" in offered[1:]
