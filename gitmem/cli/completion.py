@@ -141,22 +141,40 @@ _gitmem_complete() {{  # $1: index of the first word after the program name
         esac
     done
     case "$prev" in
-        -C|--memory-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-        --remote) COMPREPLY=($(compgen -W "$(git remote 2>/dev/null)" -- "$cur")); return ;;
+        -C|--memory-dir) _gitmem_files -d; return ;;
+        --remote) _gitmem_remotes; return ;;
     esac
     if [[ $prev == -* && -n ${{_gitmem_words["$key $prev"]+set}} ]]; then
         COMPREPLY=($(compgen -W "${{_gitmem_words["$key $prev"]}}" -- "$cur")); return
     fi
     case "$prev" in
-        {"|".join(v for v in valued if v not in ("-C", "--memory-dir", "--remote")) or "--never"}) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        {"|".join(v for v in valued if v not in ("-C", "--memory-dir", "--remote")) or "--never"}) _gitmem_files -f; return ;;
     esac
     local words=${{_gitmem_words["$key"]}}
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$words" -- "$cur"))
     else
         COMPREPLY=($(compgen -W "${{words//--*/}}" -- "$cur"))
-        [[ ${{#COMPREPLY[@]}} -eq 0 ]] && COMPREPLY=($(compgen -f -- "$cur"))
+        [[ ${{#COMPREPLY[@]}} -eq 0 ]] && _gitmem_files -f
     fi
+}}
+# The repository's remote names and the folder's file names are anyone's text (red team 23: a
+# remote named `$(touch${{IFS}}x)` in an archive's `.git/config` ran at `--remote <TAB>`:
+# `compgen -W` expands its words). Each is offered as it is, quoted for the command line.
+_gitmem_remotes() {{
+    local r q
+    COMPREPLY=()
+    while IFS= read -r r; do
+        [[ $r == "$cur"* ]] || continue
+        printf -v q %q "$r"
+        COMPREPLY+=("$q")
+    done < <(git remote 2>/dev/null)
+}}
+_gitmem_files() {{  # $1: -f (files) or -d (folders); readline quotes what it inserts
+    local f
+    compopt -o filenames 2>/dev/null
+    COMPREPLY=()
+    while IFS= read -r f; do COMPREPLY+=("$f"); done < <(compgen "$1" -- "$cur")
 }}
 _gitmem() {{ _gitmem_complete 1; }}
 _git_gitmem() {{ _gitmem_complete 2; }}  # git's own completion calls this for `git gitmem`

@@ -126,31 +126,61 @@ _COMMON_FILES = (
     "info/exclude",
     "info/sparse-checkout",
     "FETCH_HEAD",
+    # red team 23: what git reads of the object store beside the objects themselves (a FIFO
+    # commit-graph or multi-pack-index held every fetch to its timeout, "the remote did not
+    # answer")
+    "objects/info/commit-graph",
+    "objects/info/commit-graphs/commit-graph-chain",
+    "objects/pack/multi-pack-index",
 )
 _OWN_FILES = ("HEAD", "index", "config.worktree", "commondir", "gitdir")
+# red team 23: the reflogs of our refs, which git appends to at each move of a ref whose log
+# exists: a FIFO there held gitmem's `update-ref` for ever. Absent but for users of
+# `core.logAllRefUpdates = always` (one `lstat` each then; the walk only where they are)
+_OUR_LOGS = ("logs/refs/gitmem", "logs/refs/gitmem-remotes")
 
 
 def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
     import stat
 
-    for folder, names in ((common_dir, _COMMON_FILES), (git_dir, _OWN_FILES)):
-        for name in names:
-            path = folder / name
+    paths = [
+        f / n for f, names in ((common_dir, _COMMON_FILES), (git_dir, _OWN_FILES)) for n in names
+    ]
+    for path in paths + _our_logs(common_dir):
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue  # absent (git's default), or a dangling link: git says so itself
+        if not stat.S_ISREG(st.st_mode):
+            import shlex  # only for this message: every opening runs the check
+
+            from gitmem.errors import UsageError
+
+            raise UsageError(
+                f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
+                "on it or fail, and gitmem with it",
+                f"move it away if this repository is yours (mv {shlex.quote(str(path))} "
+                f"{shlex.quote(str(path) + '.bad')}); nothing was read or written",
+            )
+
+
+def _our_logs(common_dir: Path) -> list[Path]:
+    """The files under our refs' reflog folders (`_OUR_LOGS`) that are not folders: none
+    and no walk where those folders are absent (git's default)."""
+    found: list[Path] = []
+    for name in _OUR_LOGS:
+        folders = [common_dir / name]
+        while folders:
             try:
-                st = os.stat(path)
+                entries = list(os.scandir(folders.pop()))
             except OSError:
-                continue  # absent (git's default), or a dangling link: git says so itself
-            if not stat.S_ISREG(st.st_mode):
-                import shlex  # only for this message: every opening runs the check
-
-                from gitmem.errors import UsageError
-
-                raise UsageError(
-                    f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
-                    "on it or fail, and gitmem with it",
-                    f"move it away if this repository is yours (mv {shlex.quote(str(path))} "
-                    f"{shlex.quote(str(path) + '.bad')}); nothing was read or written",
-                )
+                continue  # absent, or not a folder (the stat above names a FIFO there)
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    folders.append(Path(entry.path))
+                else:
+                    found.append(Path(entry.path))
+    return found
 
 
 # Files a setting names that git reads on gitmem's work where no `-c` takes the setting back
@@ -673,7 +703,9 @@ class Opening:
             )
         self.early = _Early(self.start, tracked, refs)
         try:
-            self.where = Running(REV_PARSE, self.start, None)
+            # bounded as its siblings are (red team 23: a FIFO `HEAD` held it, and gitmem by
+            # hand, for ever; the check of that file comes after it finds the folder)
+            self.where = Running(REV_PARSE, self.start, 60.0)
         except BaseException:
             self.early.cancel()
             raise

@@ -92,8 +92,9 @@ class Running:
             if what not in TRANSPORT:  # a local git held by its own files, not by a remote
                 raise GitError(
                     f"git {what} timed out after {self.timeout or 0:.0f}s",
-                    "does the repository's config include a file that never ends? "
-                    "git config --show-origin --list",
+                    "does the repository's config include a file that never ends, or is "
+                    "a file of its git folder a FIFO (HEAD, a reflog, an object)? "
+                    "git config --show-origin --list; ls -lR .git",
                 ) from exc
             raise RemoteError(
                 f"git {what} timed out after {self.timeout or 0:.0f}s (the remote did not answer)",

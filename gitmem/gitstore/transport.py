@@ -105,6 +105,12 @@ FETCH = (
     "--no-filter",
 )
 NO_PROMPT = {"GIT_TERMINAL_PROMPT": "0"}
+# protocol v2, whose `ls-refs` lists only the prefixes asked for (and the writer refs in the
+# fetch's own connection, red team 19), whatever the repository's config says: red team 23,
+# `protocol.version = 0` in `.git/config` made every quiet sync take the remote's whole
+# advertisement (100,000 tags: 0.12 s -> 2.6-3.4 s) and fall back to the writer-ref glob. A
+# server without v2 still answers in v0 (git falls back by itself)
+V2 = ("-c", "protocol.version=2")
 
 
 def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
@@ -112,7 +118,7 @@ def fetch_args(remote: str, refspecs: Sequence[str]) -> list[str]:
     tracking refs it made for refs deleted on the remote go (an exact name git fetches or
     fails on, so only a glob's namespace is ever pruned)."""
     prune = ["--prune"] if any("*" in spec for spec in refspecs) else []
-    return [*FETCH, *prune, remote, *refspecs]
+    return [*V2, *FETCH, *prune, remote, *refspecs]
 
 
 # git fetch of an exact name the remote lacks fails, naming it (the first one only)
@@ -364,7 +370,10 @@ class Transport(GitDir):
         mirror = f"remote.{remote}.mirror"
         if mirror in self.config() and "=" not in remote:  # (a URL's `=` ends a `-c` key)
             args += ["-c", f"{mirror}=false"]
+        # red team 23: `push.followTags` in the repository's config published every annotated
+        # tag reaching a memory commit (a ref outside refs/gitmem/*) with each push
         args += [*NO_ATTRIBUTES_FILE, "push", RECEIVE_PACK, "--porcelain", "--no-verify"]
+        args += ["--no-follow-tags"]
         args += ["--atomic"] if atomic else []
         if sealed_only:
             args = ["-c", "pack.compression=0", *args]

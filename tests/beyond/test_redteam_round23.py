@@ -3,13 +3,19 @@ test is an attack that worked before this round and fails without its fix."""
 
 from __future__ import annotations
 
-import hashlib
+import json
+import os
+import subprocess
 import time
+from pathlib import Path
+
+import pytest
 
 from benchmarks.writerflood import TEAM, WRITERS, commits_on_team, plant_writers
 from gitmem.merge.tree import merge_trees
 from gitmem.project.scopes import refused_hold
 from tests.beyond.test_redteam_writers import _tree_with
+from tests.fakes.memory import MemoryStore
 from tests.support.teammates import Shared
 
 WRITER = "0badc0ffee000023"
@@ -45,25 +51,10 @@ def test_an_unsigned_writer_tip_is_refused_on_every_sync_until_it_may_pass(
     assert (world.scope_path(bob, "team") / "w.md").read_bytes().endswith(b"from a writer\n")
 
 
-class _Blobs:
-    """The pure tree merge's objects, in memory (the merge reads and writes nothing else)."""
-
-    def __init__(self) -> None:
-        self.blobs: dict[str, bytes] = {}
-
-    def read_blob(self, oid: str, keep: bool = False) -> bytes:
-        return self.blobs[oid]
-
-    def write_blob(self, data: bytes) -> str:
-        oid = hashlib.sha1(data).hexdigest()
-        self.blobs[oid] = data
-        return oid
-
-
 def _merge_of_many_indexes(folders: int) -> float:
     """CPU seconds of a merge where a teammate changed the MEMORY.md of each of `folders`
     folders (ten topic files each) and we edited one topic file."""
-    repo = _Blobs()
+    repo = MemoryStore()  # the pure merge's objects, in memory
     topic = repo.write_blob(b"---\nname: t\n---\nz\n")
     old, new = repo.write_blob(b"- [A](t0.md) - x\n"), repo.write_blob(b"- [A](t0.md) - y\n")
     base: dict[str, str] = {}
@@ -84,3 +75,119 @@ def test_a_merge_of_many_folders_indexes_costs_linear_time() -> None:
     files are listed once: 8× the folders costs about 8× (quadratic: 64×)."""
     small, large = _merge_of_many_indexes(300), _merge_of_many_indexes(2400)
     assert large < 0.2 + 20 * small, (small, large)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "objects/info/commit-graph",
+        "objects/info/commit-graphs/commit-graph-chain",
+        "objects/pack/multi-pack-index",
+        "logs/refs/gitmem/team",
+        "logs/refs/gitmem-remotes/origin/team",
+    ],
+)
+def test_a_fifo_where_git_reads_the_object_store_or_appends_a_reflog_is_refused(
+    synced: Shared, name: str
+) -> None:
+    """Worked (round 11's class, files it did not name): an archive's `.git` holding a FIFO
+    as its commit-graph (or its chain, or a multi-pack-index) held every sync's fetch to its
+    timeout (120 s, "the remote did not answer"); as the reflog of one of our refs (git
+    appends to one that exists), `update-ref` and the sync by hand for ever. Now refused at
+    the opening in one line naming it, exit 2, nothing written."""
+    world, bob = synced.world, synced.bob
+    (world.scope_path(bob, "team") / "deploys.md").write_text("---\nname: d\n---\nBOB\n")
+    path = bob / ".git" / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    started = time.monotonic()
+    run = world.gitmem("-C", str(bob), "sync", timeout=30)
+    assert run.code == 2, run.err + run.out
+    assert f"{path} is not a regular file" in run.err and run.err.count("\n") == 2, run.err
+    assert time.monotonic() - started < 20
+    assert "BOB" not in world.git("show", "refs/gitmem/team:team/deploys.md", cwd=world.remote)
+
+
+def test_a_fifo_head_bounds_the_opening(tmp_path: Path) -> None:
+    """Worked: a FIFO `HEAD` (checked once the folder is found) held `rev-parse`, which finds
+    it, for ever — `gitmem status` by hand never returned. Now bounded as its siblings."""
+    from gitmem.gitstore.base import Opening
+
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / ".git" / "HEAD").unlink()
+    os.mkfifo(repo / ".git" / "HEAD")
+    opening = Opening(repo)
+    try:
+        assert opening.where.timeout is not None and opening.where.timeout <= 60
+    finally:
+        opening.cancel()
+
+
+def test_the_repositorys_protocol_version_does_not_make_each_fetch_take_every_ref(
+    synced: Shared,
+) -> None:
+    """Worked (cost): `protocol.version = 0` in `.git/config` made every fetch of a sync take
+    the remote's whole advertisement — a quiet sync beside 100,000 tags 0.12 s -> 2.6-3.4 s
+    (measured once, both in the same minute) — and lose the writer refs' listing in the
+    fetch's own connection (v2's `ls-refs`, round 19). gitmem's fetches speak v2 now (git
+    falls back for a server without it): traced, each one carries it."""
+    world, bob = synced.world, synced.bob
+    world.git("config", "protocol.version", "0", cwd=bob)
+    trace = world.root / "trace-v2.json"
+    world.env["GIT_TRACE2_EVENT"] = str(trace)
+    try:
+        run = world.gitmem("-C", str(bob), "sync")
+    finally:
+        del world.env["GIT_TRACE2_EVENT"]
+    assert run.code == 0, run.err
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    fetches = [e["argv"] for e in events if e["event"] == "start" and "fetch" in e["argv"]]
+    assert fetches and all("protocol.version=2" in argv for argv in fetches), fetches
+    # what the connection spoke: v2's ls-refs asked only for our prefixes
+    versions = [e for e in events if e["event"] == "data" and e.get("key") == "negotiated-version"]
+    assert all(str(e["value"]) == "2" for e in versions), versions
+
+
+def test_a_push_of_memory_publishes_no_tag_the_repositorys_config_follows(synced: Shared) -> None:
+    """Worked: `push.followTags = true` in `.git/config` and an annotated tag on a memory
+    commit (an archive's `.git` can hold both): bob's next sync pushed `refs/tags/…` to the
+    remote beside his memory — a ref outside refs/gitmem/*. Now `--no-follow-tags`."""
+    world, bob = synced.world, synced.bob
+    world.git("tag", "-a", "-m", "planted", "planted-tag", "refs/gitmem/team", cwd=bob)
+    world.git("config", "push.followTags", "true", cwd=bob)
+    (world.scope_path(bob, "team") / "deploys.md").write_text("---\nname: d\n---\nBOB\n")
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 0 and "pushed to origin" in run.out, run.err + run.out
+    assert world.git("for-each-ref", "refs/tags", cwd=world.remote) == ""
+    assert "BOB" in world.git("show", "refs/gitmem/team:team/deploys.md", cwd=world.remote)
+
+
+def test_completing_a_remote_runs_nothing_its_name_holds(tmp_path: Path) -> None:
+    """Worked: a remote named `$(touch${IFS}PWNED)` in the repository's config (an archive's
+    `.git/config`): `gitmem sync --remote <TAB>` ran `touch PWNED` — bash's `compgen -W`
+    expands the words it is given. Now each remote is offered as it is, quoted for the
+    command line; a file name likewise runs nothing (readline quotes it)."""
+    from gitmem.cli import build_parser
+    from gitmem.cli.completion import bash_script
+
+    repo = tmp_path / "r"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    hostile = "$(touch${IFS}PWNED)"
+    subprocess.run(["git", "config", f"remote.{hostile}.url", "/x"], cwd=repo, check=True)
+    (repo / "$(touch${IFS}PWNED2).md").write_text("")
+    script = tmp_path / "gitmem.bash"
+    script.write_text(bash_script(build_parser()))
+    driver = (
+        f"source {script}\n"
+        "COMP_WORDS=(gitmem sync --remote ''); COMP_CWORD=3; _gitmem\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+        "COMP_WORDS=(gitmem record --file ''); COMP_CWORD=3; _gitmem\n"
+        'printf "%s\\n" "${COMPREPLY[@]}"\n'
+    )
+    out = subprocess.run(["bash", "-c", driver], cwd=repo, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert not (repo / "PWNED").exists() and not (repo / "PWNED2").exists()
+    offered = out.stdout.splitlines()
+    assert offered[0] == r"\$\(touch\$\{IFS\}PWNED\)", offered
+    assert "$(touch${IFS}PWNED2).md" in offered[1:]
