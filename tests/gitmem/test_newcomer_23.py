@@ -285,3 +285,21 @@ def test_validate_in_a_ci_checkout_names_the_remote_step_that_works(world: World
     what, hint = run.err.splitlines()
     assert what == f"gitmem: error: the hub ({hub}) has no refs/gitmem/users/tester@example.com"
     assert hint.startswith("hint: gitmem sync pushes your personal memory there"), hint
+
+
+def test_diff_of_a_memory_that_is_nowhere_says_so_not_no_changes(world: World) -> None:
+    """`gitmem diff --path auto/buidl.md` (a typo) said "no changes": read as "synced"."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    world.ok("-C", str(a), "sync")
+    for args in (("--path", "auto/bb.md"), ("auto/bb.md",), ("--json", "auto/bb.md")):
+        run = world.gitmem("-C", str(a), "diff", *args)
+        assert run.code == 2, (args, run.out, run.err)
+        what, hint = run.err.splitlines()
+        assert what.startswith("gitmem: error: no memory auto/bb.md on disk ("), what
+        assert hint.startswith("hint: gitmem query --scope auto --recent 20 lists"), hint
+    assert world.ok("-C", str(a), "diff", "auto/b.md") == "no changes\n"  # one that is there
+    (world.scope_path(a) / "b.md").unlink()  # deleted since the sync: a change, not an error
+    assert "deleted file mode" in world.ok("-C", str(a), "diff", "auto/b.md")
+    (world.scope_path(a) / "new.md").write_text("n\n")  # new since: the same
+    assert "new file mode" in world.ok("-C", str(a), "diff", "--path", "auto/new.md")
