@@ -124,9 +124,8 @@ class Parser(argparse.ArgumentParser):
         its help ("--scope SCOPE: only this scope (auto, team, agents, local)"). Round 22:
         "expected one argument" and "arguments are required" said only "see --help"."""
         if message.startswith("argument "):
-            # `completion powershell`: no close choice, the choices (round 23: "see --help")
-            if not (message.endswith(": expected one argument") or ": invalid choice: " in message):
-                return None
+            # round 23: also a value refused (`completion powershell`, `log -n 0`): what the
+            # argument takes, not "see --help" alone
             name = message.removeprefix("argument ").split(":", 1)[0].split("/")[0]
         else:
             name = message.split(": ", 1)[1].split(", ")[0]

@@ -303,3 +303,21 @@ def test_diff_of_a_memory_that_is_nowhere_says_so_not_no_changes(world: World) -
     assert "deleted file mode" in world.ok("-C", str(a), "diff", "auto/b.md")
     (world.scope_path(a) / "new.md").write_text("n\n")  # new since: the same
     assert "new file mode" in world.ok("-C", str(a), "diff", "--path", "auto/new.md")
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["log", "-n", "0"], "hint: -n N: show at most N commits"),
+        (["restore", "--lost", "0"], "hint: --lost N: bring back lost edit N alone"),
+        (["lost", "x"], "hint: N: show this lost edit"),
+    ],
+)
+def test_a_value_refused_names_what_the_argument_takes(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem log -n 0` said "'0' is not a whole number of 1 or more", hint "see --help"."""
+    assert main(argv) == 2
+    what, said = two_lines(capsys)
+    assert "is not a whole number of 1 or more" in what and said.startswith(hint), said
+    assert said.endswith(" --help')"), said
