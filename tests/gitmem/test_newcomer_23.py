@@ -311,6 +311,7 @@ def test_diff_of_a_memory_that_is_nowhere_says_so_not_no_changes(world: World) -
         (["log", "-n", "0"], "hint: -n N: show at most N commits"),
         (["restore", "--lost", "0"], "hint: --lost N: bring back lost edit N alone"),
         (["lost", "x"], "hint: N: show this lost edit"),
+        (["log", "-0"], "hint: -N (or -n N): show at most N commits"),
     ],
 )
 def test_a_value_refused_names_what_the_argument_takes(
