@@ -322,3 +322,19 @@ def test_a_value_refused_names_what_the_argument_takes(
     what, said = two_lines(capsys)
     assert "is not a whole number of 1 or more" in what and said.startswith(hint), said
     assert said.endswith(" --help')"), said
+
+
+def test_promote_s_compare_command_runs_in_a_checkout_with_a_space(world: World) -> None:
+    """`promote auto/y.md --to agents/rev` onto another y.md hinted "compare: diff /…/y.md
+    /…/my proj é/.claude/…/y.md": the in-tree path unquoted, three words in a shell."""
+    import shlex
+    import subprocess
+
+    a = world.clone("my proj é")
+    write_files(world.scope_path(a), {"y.md": "mine\n"})
+    write_files(a / ".claude" / "agent-memory" / "rev", {"y.md": "other\n"})
+    run = world.gitmem("-C", str(a), "promote", "auto/y.md", "--to", "agents/rev")
+    assert run.code == 2, run.out + run.err
+    (command,) = re.findall(r"compare: (diff .+)$", run.err.splitlines()[-1])
+    compared = subprocess.run(shlex.split(command), capture_output=True, text=True)
+    assert compared.returncode == 1 and "< mine" in compared.stdout, compared  # it ran
