@@ -507,15 +507,23 @@ UNBUILT = _Unbuilt()
 def chosen_command(argv: Sequence[str]) -> str:
     """The command `argv` names, read as the top-level parser will (skipping -C PATH and
     --memory-dir DIR, also abbreviated); "" when there is none (`gitmem --help`)."""
-    args = iter(argv)
-    for arg in args:
+    at = command_at(argv)
+    return argv[at] if at is not None else ""
+
+
+def command_at(argv: Sequence[str]) -> int | None:
+    """Where in `argv` the command stands (`chosen_command`), None when there is none."""
+    at = 0
+    while at < len(argv):
+        arg = argv[at]
         if arg == "--":
-            return next(args, "")
+            return at + 1 if at + 1 < len(argv) else None
         if arg == "-C" or (len(arg) > 2 and "--memory-dir".startswith(arg)):
-            next(args, None)
+            at += 1  # its value is no command
         elif not arg.startswith("-"):
-            return arg
-    return ""
+            return at
+        at += 1
+    return None
 
 
 def _columns() -> int:

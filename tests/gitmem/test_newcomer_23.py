@@ -338,3 +338,19 @@ def test_promote_s_compare_command_runs_in_a_checkout_with_a_space(world: World)
     (command,) = re.findall(r"compare: (diff .+)$", run.err.splitlines()[-1])
     compared = subprocess.run(shlex.split(command), capture_output=True, text=True)
     assert compared.returncode == 1 and "< mine" in compared.stdout, compared  # it ran
+
+
+def test_help_and_a_group_s_default_find_the_command_past_a_folder_of_that_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-C's value is no command: `gitmem -C help help log` is log's help, `-C key key --json`
+    runs key list in the folder named key (the word was looked up by its first occurrence)."""
+    from gitmem.cli.common import command_at
+
+    assert command_at(["-C", "help", "help", "log"]) == 2
+    assert command_at(["--memory-dir", "key", "key"]) == 2
+    assert command_at(["-C", "x"]) is None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "help").mkdir()
+    assert main(["-C", "help", "help", "log"]) == 0
+    assert capsys.readouterr().out.startswith("usage: gitmem log ")
