@@ -354,3 +354,15 @@ def test_help_and_a_group_s_default_find_the_command_past_a_folder_of_that_name(
     (tmp_path / "help").mkdir()
     assert main(["-C", "help", "help", "log"]) == 0
     assert capsys.readouterr().out.startswith("usage: gitmem log ")
+
+
+def test_init_in_a_bare_repository_without_a_remote_names_a_clone_of_it(world: World) -> None:
+    """`gitmem init` in the bare repository others clone said "to share it: git remote add
+    origin URL" and "next: gitmem sync (commits on this machine until you add a remote)"."""
+    world.clone("a")
+    said = world.ok("-C", str(world.remote), "init").splitlines()
+    assert "note: no git remote: a bare repository without a remote is one others clone" in (
+        "\n".join(said)
+    ), said
+    assert said[-1] == "next: in a clone of it: gitmem init, then gitmem sync", said
+    assert not any("until you add a remote" in s for s in said), said
