@@ -366,3 +366,43 @@ def test_init_in_a_bare_repository_without_a_remote_names_a_clone_of_it(world: W
     ), said
     assert said[-1] == "next: in a clone of it: gitmem init, then gitmem sync", said
     assert not any("until you add a remote" in s for s in said), said
+
+
+def test_a_private_key_or_a_missing_file_given_to_key_grant_is_named_as_such(
+    world: World,
+) -> None:
+    """`key grant ~/.ssh/id_ed25519` (the private key, the .pub forgotten) said "not a
+    recipient: '-----BEGIN OPENSSH PRIVATE KEY-----'"; a mistyped .pub path "not a recipient:
+    PATH". Now: it is a private key (never read further, never shown) and the grant that
+    works; no such file."""
+    import shlex
+    import subprocess
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    world.ok("-C", str(a), "sync")
+    key = world.root / "my keys" / "id_ed25519"
+    key.parent.mkdir()
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", str(key)], check=True
+    )
+    secret = key.read_text()
+    run = world.gitmem("-C", str(a), "key", "grant", str(key))
+    assert run.code == 2, run.out + run.err
+    what, hint = run.err.splitlines()
+    assert what == (
+        f"gitmem: error: {key} is a private key: it never leaves this machine, and a grant "
+        "takes a public one"
+    ), what
+    assert hint == f"hint: gitmem key grant {shlex.quote(str(key) + '.pub')}", hint
+    assert "PRIVATE" not in run.err and secret.splitlines()[1][:20] not in run.err, run.err
+    world.ok("-C", str(a), *shlex.split(hint.removeprefix("hint: gitmem ")))  # it works
+    assert "ssh-ed25519" in world.ok("-C", str(a), "key", "list")
+
+    key.with_name("id_ed25519.pub").unlink()  # no .pub beside it: how to make the public key
+    run = world.gitmem("-C", str(a), "key", "grant", str(key))
+    assert run.err.splitlines()[1] == (
+        f'hint: gitmem key grant "$(ssh-keygen -y -f {shlex.quote(str(key))})"'
+    ), run.err
+    run = world.gitmem("-C", str(a), "key", "revoke", str(world.root / "nope.pub"))
+    assert run.code == 2 and f"no file '{world.root / 'nope.pub'}'" in run.err, run.err
