@@ -679,6 +679,8 @@ def open_project_from(
         elif prog in USER_SCOPE_FORMS and exc.hint:
             form = _user_scope_form(prog)
             exc.hint = f"{exc.hint}; {form}" if form else exc.hint
+        elif prog in NO_CLONE_NEEDED and exc.hint:
+            exc.hint = f"{exc.hint}; {NO_CLONE_NEEDED[prog]}"
         raise
     return open_project(
         repo,
@@ -699,6 +701,13 @@ USER_SCOPE_FORMS = {
     "gitmem show": "gitmem show '~0:user/CLAUDE.md'",
     "gitmem restore": "gitmem restore user/CLAUDE.md",
     "gitmem query": "gitmem query --scope user",
+}
+
+
+# Outside a clone, what the command's neighbour answers from anywhere (round 23: `gitmem key`,
+# which lists the project's recipients, sent a newcomer asking for their key to a clone)
+NO_CLONE_NEEDED = {
+    "gitmem key list": "this machine's own key needs no clone: gitmem key show",
 }
 
 

@@ -406,3 +406,16 @@ def test_a_private_key_or_a_missing_file_given_to_key_grant_is_named_as_such(
     ), run.err
     run = world.gitmem("-C", str(a), "key", "revoke", str(world.root / "nope.pub"))
     assert run.code == 2 and f"no file '{world.root / 'nope.pub'}'" in run.err, run.err
+
+
+def test_key_outside_a_clone_names_the_key_command_that_needs_none(world: World) -> None:
+    """`gitmem key` outside a clone (a newcomer asking for this machine's key to grant it
+    elsewhere) said only "run gitmem inside a clone"; `key show` answers from anywhere."""
+    outside = world.root / "not a clone"
+    outside.mkdir()
+    world.ok("key", "init", cwd=outside)
+    run = world.gitmem("key", cwd=outside)
+    assert run.code == 2, run.out + run.err
+    hint = run.err.splitlines()[-1]
+    assert hint.endswith("; this machine's own key needs no clone: gitmem key show"), hint
+    assert world.ok("key", "show", cwd=outside).startswith("age1")
