@@ -77,6 +77,8 @@ def test_a_group_without_a_default_names_what_each_subcommand_does(
         (["log", "-p"], "-p is git's, not gitmem log's: gitmem log lists each commit's files;"),
         (["status", "-s"], "-s is git's, not gitmem status's: gitmem status --json gives"),
         (["log", "--all"], "--all is git's, not gitmem log's: gitmem log lists every scope's"),
+        (["push", "--force"], "--force is git's, not gitmem push's: gitmem never force-pushes"),
+        (["sync", "-s"], "gitmem sync takes no argument; options: --remote NAME"),  # status's
     ],
 )
 def test_a_word_a_command_does_not_take_is_answered_with_what_it_takes(
@@ -419,3 +421,31 @@ def test_key_outside_a_clone_names_the_key_command_that_needs_none(world: World)
     hint = run.err.splitlines()[-1]
     assert hint.endswith("; this machine's own key needs no clone: gitmem key show"), hint
     assert world.ok("key", "show", cwd=outside).startswith("age1")
+
+
+@pytest.mark.parametrize(
+    ("argv", "whole"),
+    [
+        (["push", "--force"], "--force-key"),  # git's habit: it took another project's ref
+        (["sync", "--force-k"], "--force-key"),
+        (["sync", "--no"], "--no-verify"),  # it published what the secret scan flags
+        (["bundle", "unbundle", "--force", "x.bundle"], "--force-key"),
+    ],
+)
+def test_an_option_that_widens_trust_or_publishing_is_never_taken_abbreviated(
+    argv: list[str], whole: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse took `gitmem push --force` (git's habit) as --force-key, which accepts a ref
+    recorded under another project's key, and `sync --no` as --no-verify. Refused now, before
+    any work: the option is taken only as typed whole."""
+    assert main(argv) == 2
+    what, hint = two_lines(capsys)
+    assert what.startswith("gitmem: error: unrecognized arguments: "), what
+    assert argv[-1] in what or argv[-2] in what, what
+    assert "did you mean" in hint or "never force-pushes" in hint or whole in hint, hint
+    from gitmem.cli import build_parser
+
+    typed = build_parser([*argv[:-1], whole]).parse_args(
+        [*[w for w in argv if not w.startswith("--")], whole]
+    )
+    assert getattr(typed, whole.removeprefix("--").replace("-", "_")) is True  # whole: taken
