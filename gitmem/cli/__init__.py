@@ -144,11 +144,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _help_word(argv: list[str]) -> list[str]:
     """git's `help COMMAND`: `gitmem help sync` is `gitmem sync --help`, `gitmem help` is
     `gitmem --help` (round 23: "unknown command 'help'", though the words say what is meant)."""
-    from gitmem.cli.common import chosen_command
+    from gitmem.cli.common import command_at
 
-    if chosen_command(argv) != "help":
+    at = command_at(argv)
+    if at is None or argv[at] != "help":
         return argv
-    at = argv.index("help")
     return [*argv[:at], *argv[at + 1 :], "--help"]
 
 
@@ -157,13 +157,12 @@ def _with_group_default(parser: Parser, argv: list[str]) -> list[str]:
     key`: key list, `hooks`/`drivers`: status), with every option typed: `gitmem key --json`
     is `gitmem key list --json` (round 22 refused it: --json was not the group's own). The
     default goes right after the group's name, so what followed is the subcommand's."""
-    from gitmem.cli.common import chosen_command, group_default
+    from gitmem.cli.common import command_at, group_default
 
-    name = chosen_command(argv)
-    default = group_default(parser, name)
-    if default is None or not argv:
+    at = command_at(argv)
+    default = None if at is None else group_default(parser, argv[at])
+    if at is None or default is None:
         return argv
-    at = argv.index(name)
     rest = iter(argv[at + 1 :])
     for word in rest:
         if word in ("-h", "--help", "--"):  # the group's own help stands

@@ -84,6 +84,12 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         super().__init__(prog, max_help_position=30, width=width)
 
 
+# options that widen what is trusted or published, taken only as typed whole (round 23: git's
+# `push --force` was argparse's abbreviation of --force-key, which takes a ref recorded under
+# another project's key; `--no` of --no-verify, which publishes what the secret scan flags)
+WHOLE_WORD_ONLY = frozenset({"--force-key", "--no-verify"})
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with gitmem's error shape: one line (what, where) plus a hint, exit 2."""
 
@@ -91,6 +97,11 @@ class Parser(argparse.ArgumentParser):
         # argparse's default formatter imports shutil to ask the terminal's width
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+
+    def _get_option_tuples(self, option_string: str) -> Any:
+        """argparse's abbreviations, but never of an option that widens what is trusted or
+        published (`WHOLE_WORD_ONLY`)."""
+        return [t for t in super()._get_option_tuples(option_string) if t[1] not in WHOLE_WORD_ONLY]
 
     def error(self, message: str) -> NoReturn:
         hint = f"see '{self.prog} --help'"
@@ -124,9 +135,8 @@ class Parser(argparse.ArgumentParser):
         its help ("--scope SCOPE: only this scope (auto, team, agents, local)"). Round 22:
         "expected one argument" and "arguments are required" said only "see --help"."""
         if message.startswith("argument "):
-            # `completion powershell`: no close choice, the choices (round 23: "see --help")
-            if not (message.endswith(": expected one argument") or ": invalid choice: " in message):
-                return None
+            # round 23: also a value refused (`completion powershell`, `log -n 0`): what the
+            # argument takes, not "see --help" alone
             name = message.removeprefix("argument ").split(":", 1)[0].split("/")[0]
         else:
             name = message.split(": ", 1)[1].split(", ")[0]
@@ -280,31 +290,44 @@ def _parser_of(parser: argparse.ArgumentParser, words: list[str]) -> argparse.Ar
     return parser
 
 
-# git's options a newcomer types out of habit, that no gitmem command takes: what does it
+# git's options a newcomer types out of habit, that the command does not take: what does it
 # (round 23: `pull --rebase` was told "did you mean --verbose?", `log -p` only "see --help")
+_WORDS = "gitmem query WORDS finds memories by their words (every scope)"
+_PATCH = (
+    "gitmem log lists each commit's files; gitmem diff REV shows what changed since it, "
+    "gitmem show REV:PATH a memory as it was"
+)
+_FORCE = (
+    "gitmem never force-pushes: a push the remote refused is merged and pushed again by "
+    "gitmem sync (--force-key, typed whole, takes a ref recorded under another project's key)"
+)
 GIT_HABITS = {
-    **dict.fromkeys(
-        ("--grep", "-G", "-S"), "gitmem query WORDS finds memories by their words (every scope)"
+    "log": {
+        **dict.fromkeys(("--grep", "-G", "-S"), _WORDS),
+        **dict.fromkeys(("-p", "--patch", "--stat", "--name-status"), _PATCH),
+        "--all": "gitmem log lists every scope's memory refs already (gitmem log PATH: one "
+        "memory's)",
+    },
+    "diff": dict.fromkeys(("--stat", "--name-status", "--name-only"), _PATCH),
+    "status": dict.fromkeys(
+        ("-s", "--short", "--porcelain"), "gitmem status --json gives each scope's fields"
     ),
-    **dict.fromkeys(
-        ("-p", "--patch", "--stat", "--name-status"),
-        "gitmem log lists each commit's files; gitmem diff REV shows what changed since it, "
-        "gitmem show REV:PATH a memory as it was",
-    ),
-    "--all": "gitmem log lists every scope's memory refs already (gitmem log PATH: one memory's)",
-    "--rebase": "gitmem merges memory refs, it never rebases (and never touches a branch): "
-    "gitmem pull",
-    **dict.fromkeys(
-        ("-s", "--short", "--porcelain"),
-        "gitmem status --json gives each scope's fields (docs/json.md)",
-    ),
+    **{
+        mode: {
+            "--rebase": "gitmem merges memory refs, it never rebases (and never touches a "
+            "branch): gitmem pull",
+            **dict.fromkeys(("--force", "-f", "--force-with-lease"), _FORCE),
+        }
+        for mode in ("pull", "push", "sync")
+    },
 }
 
 
 def _git_habit(prog: str, extras: list[str]) -> str | None:
     """What gitmem does instead of a git option typed out of habit (`GIT_HABITS`)."""
+    habits = GIT_HABITS.get(prog.removeprefix("gitmem "), {})
     for extra in extras:
-        answer = GIT_HABITS.get(extra.split("=", 1)[0])
+        answer = habits.get(extra.split("=", 1)[0])
         if answer:
             return f"{extra} is git's, not {prog}'s: {answer} (see '{prog} --help')"
     return None
@@ -508,15 +531,23 @@ UNBUILT = _Unbuilt()
 def chosen_command(argv: Sequence[str]) -> str:
     """The command `argv` names, read as the top-level parser will (skipping -C PATH and
     --memory-dir DIR, also abbreviated); "" when there is none (`gitmem --help`)."""
-    args = iter(argv)
-    for arg in args:
+    at = command_at(argv)
+    return argv[at] if at is not None else ""
+
+
+def command_at(argv: Sequence[str]) -> int | None:
+    """Where in `argv` the command stands (`chosen_command`), None when there is none."""
+    at = 0
+    while at < len(argv):
+        arg = argv[at]
         if arg == "--":
-            return next(args, "")
+            return at + 1 if at + 1 < len(argv) else None
         if arg == "-C" or (len(arg) > 2 and "--memory-dir".startswith(arg)):
-            next(args, None)
+            at += 1  # its value is no command
         elif not arg.startswith("-"):
-            return arg
-    return ""
+            return at
+        at += 1
+    return None
 
 
 def _columns() -> int:
@@ -672,6 +703,8 @@ def open_project_from(
         elif prog in USER_SCOPE_FORMS and exc.hint:
             form = _user_scope_form(prog)
             exc.hint = f"{exc.hint}; {form}" if form else exc.hint
+        elif prog in NO_CLONE_NEEDED and exc.hint:
+            exc.hint = f"{exc.hint}; {NO_CLONE_NEEDED[prog]}"
         raise
     return open_project(
         repo,
@@ -692,6 +725,13 @@ USER_SCOPE_FORMS = {
     "gitmem show": "gitmem show '~0:user/CLAUDE.md'",
     "gitmem restore": "gitmem restore user/CLAUDE.md",
     "gitmem query": "gitmem query --scope user",
+}
+
+
+# Outside a clone, what the command's neighbour answers from anywhere (round 23: `gitmem key`,
+# which lists the project's recipients, sent a newcomer asking for their key to a clone)
+NO_CLONE_NEEDED = {
+    "gitmem key list": "this machine's own key needs no clone: gitmem key show",
 }
 
 

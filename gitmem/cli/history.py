@@ -163,7 +163,10 @@ def log(args: argparse.Namespace) -> int:
         try:  # git's `log -3`: not a memory's name; `-0` refused as `-n 0` is
             args.limit, args.path = count(args.path[1:]), None
         except argparse.ArgumentTypeError as exc:
-            raise UsageError(f"{exc} (gitmem log)", "see 'gitmem log --help'") from None
+            raise UsageError(
+                f"{exc} (gitmem log)",
+                "-N (or -n N): show at most N commits (see 'gitmem log --help')",
+            ) from None
     project = project_for(args, args.path)
     colour = use_colour(args, own_settings(project.repo))
     # git log --name-status's letters, but bounded: a commit of 10,000 files is not a log

@@ -72,6 +72,9 @@ def init(args: argparse.Namespace) -> int:
 
         echo(f"next: {REMOTE_CHOICE.removeprefix('choose one: ')}, then gitmem sync")
         return 0
+    if not st.remote and project.repo.is_bare:  # the note says why (BARE_WITHOUT_REMOTE)
+        echo("next: in a clone of it: gitmem init, then gitmem sync")
+        return 0
     echo(
         "next: gitmem sync"
         + ("" if st.remote else " (commits on this machine until you add a remote)")

@@ -863,6 +863,14 @@ def _not_utf8(row: ScopeStatus, checkup: Checkup) -> bool:
 # -- for status ---------------------------------------------------------------------------------
 
 
+# a bare repository without a remote is most often the one others clone: its memory refs are
+# what they fetch (round 23: status and init told it to add a remote, as to a lone clone)
+BARE_WITHOUT_REMOTE = (
+    "a bare repository without a remote is one others clone: run gitmem sync in a clone of it "
+    "(or git remote add origin URL here, then gitmem sync)"
+)
+
+
 def next_steps(project: Project, status: Status) -> list[str]:
     """What a newcomer should do next, cheapest checks only (no network)."""
     steps = []
@@ -879,12 +887,7 @@ def next_steps(project: Project, status: Status) -> list[str]:
             )
         return steps
     if project.remote is None and project.repo.is_bare:
-        # a bare repository without a remote is most often the one others clone: its memory
-        # refs are what they fetch (round 23 told it to add a remote, as to a lone clone)
-        steps.append(
-            "a bare repository without a remote is one others clone: run gitmem sync in a "
-            "clone of it (or git remote add origin URL here, then gitmem sync)"
-        )
+        steps.append(BARE_WITHOUT_REMOTE)
     elif project.remote is None:
         steps.append("add a remote to share memory: git remote add origin URL, then gitmem sync")
     from gitmem.project.scopes import REMOTE_CHOICE

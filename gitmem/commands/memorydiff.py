@@ -45,6 +45,7 @@ def memory_diff(
                 old, tip = plain_tree(project, old), plain_tree(project, tip)
             chunks.append(repo.diff(old, tip, [where.in_ref if where else scope.prefix]))
         return shown_diff("".join(chunks))
+    found = False  # the memory named is on disk or was at the last sync
     for scope in scopes:
         state = load_scope_state(repo.common_dir, scope.name)
         known = state.files if state.path == str(scope.path) else {}
@@ -54,11 +55,21 @@ def memory_diff(
         wanted = under(where.rel if where else "")
         expected = {f"{scope.prefix}/{p}": r.oid for p, r in known.items() if wanted(p)}
         now = {f"{scope.prefix}/{p}": oid for p, oid in snap.files.items() if wanted(p)}
+        found = found or bool(expected or now)
         if expected == now:
             continue
         old_tree = repo.write_tree(as_tree_input(expected)) if expected else empty_tree(project)
         new_tree = repo.write_tree(as_tree_input(now)) if now else empty_tree(project)
         chunks.append(repo.diff(old_tree, new_tree))
+    if where is not None and where.rel and not found:
+        # a mistyped name said "no changes", which reads as "synced" (round 23)
+        from gitmem.errors import UsageError
+
+        raise UsageError(
+            f"no memory {where.in_ref} on disk ({where.scope.path / where.rel}) or at the last sync",
+            f"gitmem query --scope {where.scope.name} --recent 20 lists its memories by id; "
+            f"one deleted earlier: gitmem log {where.in_ref}",
+        )
     return shown_diff("".join(chunks))
 
 

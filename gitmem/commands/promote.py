@@ -168,7 +168,7 @@ def move(
     if there is not None and there != data:
         raise UsageError(
             f"{dst.label}/{rel} already exists with other content",
-            f"rename one of them, or compare: diff {source_file} {target_file}",
+            f"rename one of them, or compare: {_diff_command(source_file, target_file)}",
         )
     src_index_text, src_index_read = _read_index(src.folder / INDEX_NAME)
     src_index = parse(src_index_text)
@@ -222,7 +222,7 @@ def move(
         raise UsageError(
             f"{source_file} changed while {doing}: it stays there with the edit{e.told()}, "
             f"and {target_file} holds it as read before (both indexes list it as moved)",
-            f"compare them (diff {source_file} {target_file}), bring the edit over, then "
+            f"compare them ({_diff_command(source_file, target_file)}), bring the edit over, then "
             "delete the one left behind",
         ) from None
     moved = Moved(f"{src.label}/{rel}", f"{dst.label}/{rel}", line)
@@ -333,3 +333,11 @@ def promote(project: Project, path: str, to: str = "team", dry_run: bool = False
 
 def demote(project: Project, path: str, to: str = "auto", dry_run: bool = False) -> Moved:
     return move(project, path, to, SHARED, dry_run)
+
+
+def _diff_command(one: Path, other: Path) -> str:
+    """`diff A B` as a shell reads it: an in-tree scope's folder is under the checkout's path,
+    which may hold a space (round 23: "diff /my proj/… /my proj/…" was four words)."""
+    import shlex
+
+    return shlex.join(["diff", str(one), str(other)])

@@ -256,6 +256,10 @@ def init_project(project: Project, chosen: bool = False) -> InitResult:
                 f"{project.repo.config_get('gitmem.encrypt')!r}; gitmem config encrypt personal "
                 "encrypts it again"
             )
+    elif project.repo.is_bare:
+        from gitmem.commands.doctor import BARE_WITHOUT_REMOTE
+
+        result.warnings.append(f"no git remote: {BARE_WITHOUT_REMOTE}")
     else:
         result.warnings.append(
             "no git remote: gitmem sync keeps memory's history on this machine "

@@ -98,13 +98,43 @@ class MachineKey(NamedTuple):
     where: str  # the file that holds the secret
 
 
+PUBLIC_KEY_LIMIT = 64 << 10  # a .pub file is one line; a grant never reads more
+
+
+def recipient_text(text: str) -> str:
+    """The recipient `text` names: itself, or the first line of the file it names. Round 23:
+    a private key given (`key grant ~/.ssh/id_ed25519`) was "not a recipient: '-----BEGIN
+    OPENSSH PRIVATE KEY-----'", and a .pub path with a typo "not a recipient: PATH"."""
+    value = text.strip()
+    if value.startswith(("age1", "ssh-")):
+        return value
+    path = Path(os.path.expanduser(value))
+    if not path.is_file():
+        if value.endswith(".pub") or os.sep in value:
+            raise UsageError(f"no file {str(path)!r}", f"check the path; {RECIPIENT_HINT}")
+        return value
+    with path.open("rb") as f:
+        head = f.read(PUBLIC_KEY_LIMIT).decode("utf-8", "replace").strip()
+    if "AGE-SECRET-KEY-" in head or "PRIVATE KEY-----" in head:  # never shown, never read on
+        import shlex
+
+        public = path.with_name(path.name + ".pub")
+        raise UsageError(
+            f"{path} is a private key: it never leaves this machine, and a grant takes a public one",
+            f"gitmem key grant {shlex.quote(str(public))}"
+            if public.is_file()
+            else "gitmem key show, on the machine that holds it, prints its recipient"
+            if "AGE-SECRET-KEY-" in head
+            else f'gitmem key grant "$(ssh-keygen -y -f {shlex.quote(str(path))})"',
+        )
+    return head.splitlines()[0] if head else ""
+
+
 def parse_recipient(text: str) -> Any:
     """An age recipient (`age1…`), an SSH public key line, or a path to a `.pub` file."""
     from pyrage import ssh, x25519
 
-    value = text.strip()
-    if not value.startswith(("age1", "ssh-")) and os.path.isfile(os.path.expanduser(value)):
-        value = Path(os.path.expanduser(value)).read_text("utf-8").strip().splitlines()[0]
+    value = recipient_text(text)
     try:
         if value.startswith("age1"):
             return x25519.Recipient.from_str(value)
@@ -125,9 +155,7 @@ def canonical_recipient(text: str) -> str:
     """The recipient as stored in keys/recipients: the key itself, without an SSH comment."""
     from pyrage import x25519
 
-    value = text.strip()
-    if not value.startswith(("age1", "ssh-")) and os.path.isfile(os.path.expanduser(value)):
-        value = Path(os.path.expanduser(value)).read_text("utf-8").strip().splitlines()[0]
+    value = recipient_text(text)
     parse_recipient(value)
     if value.startswith("age1"):
         return str(x25519.Recipient.from_str(value))

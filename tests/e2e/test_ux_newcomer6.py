@@ -236,7 +236,10 @@ def test_every_counting_argument_refuses_zero_and_negatives_in_one_line(world: W
             f"gitmem: error: argument {shown}: '{value}' is not a whole number of 1 or more "
             f"(gitmem {command})"
         ), first
-        assert hint == f"hint: see 'gitmem {command} --help'"
+        # round 23: what the argument takes, then where the rest is
+        named = shown.split("/")[0]  # `-n/--max-count`: its short name, as --help lists it
+        assert hint.startswith((f"hint: {named} N: ", f"hint: {named}: ")), hint
+        assert hint.endswith(f"(see 'gitmem {command} --help')"), hint
     assert len(world.ok("-C", str(a), "log", "-n", "1", "--oneline").splitlines()) == 1
 
 

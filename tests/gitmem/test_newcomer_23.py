@@ -77,6 +77,8 @@ def test_a_group_without_a_default_names_what_each_subcommand_does(
         (["log", "-p"], "-p is git's, not gitmem log's: gitmem log lists each commit's files;"),
         (["status", "-s"], "-s is git's, not gitmem status's: gitmem status --json gives"),
         (["log", "--all"], "--all is git's, not gitmem log's: gitmem log lists every scope's"),
+        (["push", "--force"], "--force is git's, not gitmem push's: gitmem never force-pushes"),
+        (["sync", "-s"], "gitmem sync takes no argument; options: --remote NAME"),  # status's
     ],
 )
 def test_a_word_a_command_does_not_take_is_answered_with_what_it_takes(
@@ -285,3 +287,165 @@ def test_validate_in_a_ci_checkout_names_the_remote_step_that_works(world: World
     what, hint = run.err.splitlines()
     assert what == f"gitmem: error: the hub ({hub}) has no refs/gitmem/users/tester@example.com"
     assert hint.startswith("hint: gitmem sync pushes your personal memory there"), hint
+
+
+def test_diff_of_a_memory_that_is_nowhere_says_so_not_no_changes(world: World) -> None:
+    """`gitmem diff --path auto/buidl.md` (a typo) said "no changes": read as "synced"."""
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    world.ok("-C", str(a), "sync")
+    for args in (("--path", "auto/bb.md"), ("auto/bb.md",), ("--json", "auto/bb.md")):
+        run = world.gitmem("-C", str(a), "diff", *args)
+        assert run.code == 2, (args, run.out, run.err)
+        what, hint = run.err.splitlines()
+        assert what.startswith("gitmem: error: no memory auto/bb.md on disk ("), what
+        assert hint.startswith("hint: gitmem query --scope auto --recent 20 lists"), hint
+    assert world.ok("-C", str(a), "diff", "auto/b.md") == "no changes\n"  # one that is there
+    (world.scope_path(a) / "b.md").unlink()  # deleted since the sync: a change, not an error
+    assert "deleted file mode" in world.ok("-C", str(a), "diff", "auto/b.md")
+    (world.scope_path(a) / "new.md").write_text("n\n")  # new since: the same
+    assert "new file mode" in world.ok("-C", str(a), "diff", "--path", "auto/new.md")
+
+
+@pytest.mark.parametrize(
+    ("argv", "hint"),
+    [
+        (["log", "-n", "0"], "hint: -n N: show at most N commits"),
+        (["restore", "--lost", "0"], "hint: --lost N: bring back lost edit N alone"),
+        (["lost", "x"], "hint: N: show this lost edit"),
+        (["log", "-0"], "hint: -N (or -n N): show at most N commits"),
+    ],
+)
+def test_a_value_refused_names_what_the_argument_takes(
+    argv: list[str], hint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`gitmem log -n 0` said "'0' is not a whole number of 1 or more", hint "see --help"."""
+    assert main(argv) == 2
+    what, said = two_lines(capsys)
+    assert "is not a whole number of 1 or more" in what and said.startswith(hint), said
+    assert said.endswith(" --help')"), said
+
+
+def test_promote_s_compare_command_runs_in_a_checkout_with_a_space(world: World) -> None:
+    """`promote auto/y.md --to agents/rev` onto another y.md hinted "compare: diff /…/y.md
+    /…/my proj é/.claude/…/y.md": the in-tree path unquoted, three words in a shell."""
+    import shlex
+    import subprocess
+
+    a = world.clone("my proj é")
+    write_files(world.scope_path(a), {"y.md": "mine\n"})
+    write_files(a / ".claude" / "agent-memory" / "rev", {"y.md": "other\n"})
+    run = world.gitmem("-C", str(a), "promote", "auto/y.md", "--to", "agents/rev")
+    assert run.code == 2, run.out + run.err
+    (command,) = re.findall(r"compare: (diff .+)$", run.err.splitlines()[-1])
+    compared = subprocess.run(shlex.split(command), capture_output=True, text=True)
+    assert compared.returncode == 1 and "< mine" in compared.stdout, compared  # it ran
+
+
+def test_help_and_a_group_s_default_find_the_command_past_a_folder_of_that_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """-C's value is no command: `gitmem -C help help log` is log's help, `-C key key --json`
+    runs key list in the folder named key (the word was looked up by its first occurrence)."""
+    from gitmem.cli.common import command_at
+
+    assert command_at(["-C", "help", "help", "log"]) == 2
+    assert command_at(["--memory-dir", "key", "key"]) == 2
+    assert command_at(["-C", "x"]) is None
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "help").mkdir()
+    assert main(["-C", "help", "help", "log"]) == 0
+    assert capsys.readouterr().out.startswith("usage: gitmem log ")
+
+
+def test_init_in_a_bare_repository_without_a_remote_names_a_clone_of_it(world: World) -> None:
+    """`gitmem init` in the bare repository others clone said "to share it: git remote add
+    origin URL" and "next: gitmem sync (commits on this machine until you add a remote)"."""
+    world.clone("a")
+    said = world.ok("-C", str(world.remote), "init").splitlines()
+    assert "note: no git remote: a bare repository without a remote is one others clone" in (
+        "\n".join(said)
+    ), said
+    assert said[-1] == "next: in a clone of it: gitmem init, then gitmem sync", said
+    assert not any("until you add a remote" in s for s in said), said
+
+
+def test_a_private_key_or_a_missing_file_given_to_key_grant_is_named_as_such(
+    world: World,
+) -> None:
+    """`key grant ~/.ssh/id_ed25519` (the private key, the .pub forgotten) said "not a
+    recipient: '-----BEGIN OPENSSH PRIVATE KEY-----'"; a mistyped .pub path "not a recipient:
+    PATH". Now: it is a private key (never read further, never shown) and the grant that
+    works; no such file."""
+    import shlex
+    import subprocess
+
+    a = world.clone("a")
+    write_files(world.scope_path(a), {"MEMORY.md": "- [B](b.md) — b\n", "b.md": "b\n"})
+    world.ok("-C", str(a), "sync")
+    key = world.root / "my keys" / "id_ed25519"
+    key.parent.mkdir()
+    subprocess.run(
+        ["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "", "-f", str(key)], check=True
+    )
+    secret = key.read_text()
+    run = world.gitmem("-C", str(a), "key", "grant", str(key))
+    assert run.code == 2, run.out + run.err
+    what, hint = run.err.splitlines()
+    assert what == (
+        f"gitmem: error: {key} is a private key: it never leaves this machine, and a grant "
+        "takes a public one"
+    ), what
+    assert hint == f"hint: gitmem key grant {shlex.quote(str(key) + '.pub')}", hint
+    assert "PRIVATE" not in run.err and secret.splitlines()[1][:20] not in run.err, run.err
+    world.ok("-C", str(a), *shlex.split(hint.removeprefix("hint: gitmem ")))  # it works
+    assert "ssh-ed25519" in world.ok("-C", str(a), "key", "list")
+
+    key.with_name("id_ed25519.pub").unlink()  # no .pub beside it: how to make the public key
+    run = world.gitmem("-C", str(a), "key", "grant", str(key))
+    assert run.err.splitlines()[1] == (
+        f'hint: gitmem key grant "$(ssh-keygen -y -f {shlex.quote(str(key))})"'
+    ), run.err
+    run = world.gitmem("-C", str(a), "key", "revoke", str(world.root / "nope.pub"))
+    assert run.code == 2 and f"no file '{world.root / 'nope.pub'}'" in run.err, run.err
+
+
+def test_key_outside_a_clone_names_the_key_command_that_needs_none(world: World) -> None:
+    """`gitmem key` outside a clone (a newcomer asking for this machine's key to grant it
+    elsewhere) said only "run gitmem inside a clone"; `key show` answers from anywhere."""
+    outside = world.root / "not a clone"
+    outside.mkdir()
+    world.ok("key", "init", cwd=outside)
+    run = world.gitmem("key", cwd=outside)
+    assert run.code == 2, run.out + run.err
+    hint = run.err.splitlines()[-1]
+    assert hint.endswith("; this machine's own key needs no clone: gitmem key show"), hint
+    assert world.ok("key", "show", cwd=outside).startswith("age1")
+
+
+@pytest.mark.parametrize(
+    ("argv", "whole"),
+    [
+        (["push", "--force"], "--force-key"),  # git's habit: it took another project's ref
+        (["sync", "--force-k"], "--force-key"),
+        (["sync", "--no"], "--no-verify"),  # it published what the secret scan flags
+        (["bundle", "unbundle", "--force", "x.bundle"], "--force-key"),
+    ],
+)
+def test_an_option_that_widens_trust_or_publishing_is_never_taken_abbreviated(
+    argv: list[str], whole: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argparse took `gitmem push --force` (git's habit) as --force-key, which accepts a ref
+    recorded under another project's key, and `sync --no` as --no-verify. Refused now, before
+    any work: the option is taken only as typed whole."""
+    assert main(argv) == 2
+    what, hint = two_lines(capsys)
+    assert what.startswith("gitmem: error: unrecognized arguments: "), what
+    assert argv[-1] in what or argv[-2] in what, what
+    assert "did you mean" in hint or "never force-pushes" in hint or whole in hint, hint
+    from gitmem.cli import build_parser
+
+    typed = build_parser([*argv[:-1], whole]).parse_args(
+        [*[w for w in argv if not w.startswith("--")], whole]
+    )
+    assert getattr(typed, whole.removeprefix("--").replace("-", "_")) is True  # whole: taken
