@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gitmem.project.scopes import Project
+    from gitmem.recall.query import Query
     from gitmem.recall.searchindex import Place
 
 
@@ -197,7 +198,7 @@ def run(args: argparse.Namespace) -> int:
                     "tags (an index listing it is no link): gitmem query WORDS finds memories "
                     "by their words"
                     if args.related and not (args.search or args.words)
-                    else "no memory matches (gitmem query --recent lists the newest)"
+                    else _gone_said(place, q, opener)
                 )
                 + (f"; {unread}" if unread else "")
                 + "\n"
@@ -220,6 +221,20 @@ def run(args: argparse.Namespace) -> int:
                 "the team's (gitmem status shows the folders)\n"
             )
     return 0
+
+
+def _gone_said(place: Place, q: Query, opener: Callable[[], Project]) -> str:
+    """An empty search's line: the deleted memory holding its words, when one does."""
+    from gitmem.recall.query import deleted_holding
+
+    gone = deleted_holding(place, q, opener)
+    if gone is None:
+        return "no memory matches (gitmem query --recent lists the newest)"
+    who = f"; last changed by {gone.author}" if gone.author else ""
+    return (
+        f"no memory matches; {gone.id} did (deleted{who}): gitmem query --deleted with these "
+        f"words shows it, gitmem restore {gone.id} brings it back"
+    )
 
 
 def _unreadable(opener: Callable[[], Project]) -> str:

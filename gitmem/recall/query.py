@@ -999,6 +999,16 @@ def deleted_as(place: Place, given: str, project: Callable[[], Project]) -> Hit 
 MAX_DELETED_READ = 500
 
 
+def deleted_holding(place: Place, q: Query, project: Callable[[], Project]) -> Hit | None:
+    """The deleted memory that holds the words an empty search looked for (round 23: a memory
+    deleted here or on another machine answered "no memory matches", the user left to guess
+    `--deleted`). Asked only of an empty answer; bounded as `--deleted` is."""
+    if not q.search or q.deleted:
+        return None
+    found = run(place, q._replace(deleted=True, limit=1, snippets=""), project)
+    return found[0] if found else None
+
+
 def _deleted(
     db: sqlite3.Connection, q: Query, scopes: Sequence[str], project: Callable[[], Project]
 ) -> list[Hit]:

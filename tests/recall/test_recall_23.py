@@ -168,3 +168,48 @@ def test_a_word_spelled_right_is_not_corrected_into_another(project: tuple[World
     assert run.out == "" and "no memory matches" in run.err, run
     run = world.gitmem("-C", str(clone), "query", "deploymnet")  # a typo after the stem: found
     assert "auto/setup.md" in run.out and "'deploymnet' → 'deploy'" in run.err, run
+
+
+def test_an_empty_search_names_the_deleted_memory_holding_its_words(tmp_path: Path) -> None:
+    """Was: a memory deleted on one machine, searched on the other in any project, answered
+    "no memory matches (gitmem query --recent lists the newest)": the way to it (`--deleted`,
+    `restore`) left to guess. The empty answer names it and both commands (CLI and MCP)."""
+    a, b, _ = two_machines_one_hub(tmp_path, "claude,codex")
+    memories = a.home / ".codex/memories"
+    write_files(memories, {"MEMORY.md": "# Codex memory\n\n- helm 3 only\n"})
+    write_files(memories, {"vpn.md": "# VPN\n\nwireguard profile eu-1\n"})
+    a.ok("sync", "--user")
+    same_identity(a, b)
+    b.ok("sync", "--user")
+    (memories / "vpn.md").unlink()
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+    proj = tmp_path / "p"
+    b.git("init", "-q", str(proj))
+    run = b.gitmem("-C", str(proj), "query", "wireguard")
+    assert run.out == "" and run.err.startswith("no memory matches; user-codex/vpn.md did"), run
+    assert "gitmem restore user-codex/vpn.md brings it back" in run.err, run.err
+    run = b.gitmem("-C", str(proj), "query", "zebra")  # nothing deleted holds it: as before
+    assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
+    assert "restored ~/.codex/memories/vpn.md" in b.ok(
+        "-C", str(proj), "restore", "user-codex/vpn.md"
+    )
+
+
+def test_the_mcp_search_names_the_deleted_memory_holding_its_words(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"vpn.md": "---\nname: VPN\ndescription: the profile\n---\nwireguard eu-1\n"})
+    write_files(auto, {"helm.md": "# Helm\n\nhelm 3 only\n"})
+    world.ok("-C", str(clone), "sync")
+    (auto / "vpn.md").unlink()
+    world.ok("-C", str(clone), "sync")
+
+    async def steps(client: Any) -> str:
+        found = json.loads(text_of(await client.call_tool("search", {"text": "wireguard"})))
+        return str(found["note"])
+
+    note = _served(world, clone, monkeypatch, steps)
+    assert note.startswith("no memory matches; auto/vpn.md did (deleted): query with"), note
