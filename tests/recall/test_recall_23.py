@@ -14,7 +14,6 @@ import pytest
 
 from tests.recall.test_mcp_listing_21 import _served
 from tests.recall.test_recall_19 import text_of
-
 from tests.support.personal import same_identity, two_machines_one_hub
 from tests.support.world import World, write_files
 
@@ -213,3 +212,59 @@ def test_the_mcp_search_names_the_deleted_memory_holding_its_words(
 
     note = _served(world, clone, monkeypatch, steps)
     assert note.startswith("no memory matches; auto/vpn.md did (deleted): query with"), note
+
+
+CORPUS = Path("/work/shared/corpus/real")
+
+
+def test_recording_a_memory_again_by_its_title_updates_it_not_a_second_file(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: `gitmem record --title verify-branch-before-diagnosing` beside the real corpus's
+    `verify-branch-before-diagnosing.md` wrote `verify_branch_before_diagnosing.md` (the
+    title's own spelling): two memories of one name, two index lines. So did a title equal
+    to a memory's `name:` (`Roadmap and interface direction`, kept in `project_roadmap.md`).
+    The memory the title names is updated where it is (the MCP tool, `replace` false, is
+    refused naming it, as for any memory it would replace)."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    verify = "memory__verify-branch-before-diagnosing.md"
+    roadmap = ".claude__memory__project_roadmap.md"
+    write_files(
+        auto,
+        {
+            "verify-branch-before-diagnosing.md": (
+                CORPUS / "tn22180__second-brain" / verify
+            ).read_text("utf-8"),
+            "project_roadmap.md": (CORPUS / "VytCepas__projects-orchestrator" / roadmap).read_text(
+                "utf-8"
+            ),
+            "MEMORY.md": "# Index\n\n- [Verify](verify-branch-before-diagnosing.md) — pin it\n",
+        },
+    )
+    world.ok("-C", str(clone), "sync")
+    before = sorted(p.name for p in auto.iterdir())
+    said = world.ok(
+        "-C", str(clone), "record", "--title", "Verify branch before diagnosing", "Pin the tree."
+    )
+    assert said.startswith("updated auto/verify-branch-before-diagnosing.md"), said
+    said = world.ok(
+        "-C", str(clone), "record", "--title", "roadmap and  interface direction", "Four ways."
+    )
+    assert said.startswith("updated auto/project_roadmap.md"), said
+    assert sorted(p.name for p in auto.iterdir()) == before
+    index = (auto / "MEMORY.md").read_text("utf-8")
+    assert index.count("verify-branch-before-diagnosing.md") == 1, index
+    assert "Pin the tree." in (auto / "verify-branch-before-diagnosing.md").read_text("utf-8")
+    # a new title is a new file, as before
+    said = world.ok("-C", str(clone), "record", "--title", "Verify the tag", "Tags too.")
+    assert said.startswith("recorded auto/verify_the_tag.md"), said
+
+    async def steps(client: Any) -> Any:
+        return await client.call_tool(
+            "record", {"title": "Verify branch before diagnosing", "text": "Other words."}
+        )
+
+    answer = _served(world, clone, monkeypatch, steps)
+    said = answer.content[0].text
+    assert answer.is_error and "auto/verify-branch-before-diagnosing.md already holds" in said
