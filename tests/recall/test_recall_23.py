@@ -88,6 +88,11 @@ def test_a_user_scope_lost_edit_is_named_by_its_agent(tmp_path: Path) -> None:
     assert "gitmem restore --user --lost gemini:1 brings it back" in told, told
     listed = a.ok("lost", "--user", cwd=tmp_path)
     assert "claude:1  " in listed and "gemini:1  " in listed, listed
+    told_json = json.loads(a.ok("lost", "--user", "--json", cwd=tmp_path))
+    assert sorted((e["agent"], e["id"], e["number"]) for e in told_json) == [
+        ("claude", "claude:1", 1),
+        ("gemini", "gemini:1", 1),
+    ], told_json
     # `1` alone: two edits are lost edit 1 of their agent; the line names both
     run = a.gitmem("lost", "--user", "1", cwd=tmp_path)
     assert run.code == 2 and "claude:1 (~/.claude/CLAUDE.md), gemini:1 (~/.gemini/GEMINI" in (
