@@ -273,3 +273,21 @@ def test_recording_a_memory_again_by_its_title_updates_it_not_a_second_file(
     answer = _served(world, clone, monkeypatch, steps)
     said = answer.content[0].text
     assert answer.is_error and "auto/verify-branch-before-diagnosing.md already holds" in said
+
+
+def test_a_goose_category_is_titled_by_its_category_not_its_tags(
+    project: tuple[World, Path],
+) -> None:
+    """Was: goose's `~/.config/goose/memory/development.txt`, whose first entry opens with its
+    tags (`# dev tools`, goose's memory format), was listed as `dev tools`, read as a Markdown
+    heading. A `.txt` has no headings: its category (the file's name) titles it."""
+    world, clone = project
+    world.git("config", "--global", "gitmem.agents", "claude,goose")
+    write_files(
+        world.home / ".config/goose/memory",
+        {"development.txt": "# dev tools\nAlways use ripgrep\n\n# python\nPrefer uv\n"},
+    )
+    write_files(world.scope_path(clone, "auto"), {"tools.md": "# Tools we use\n\nripgrep\n"})
+    said = world.ok("-C", str(clone), "query", "ripgrep")
+    assert "[memory] user-goose/development.txt - development — " in said, said
+    assert "auto/tools.md - Tools we use" in said, said  # a Markdown heading still titles
