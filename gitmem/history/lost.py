@@ -183,7 +183,7 @@ def find_user(
         return found[0]
     if found:  # two agents' stores each have an edit of that number: which one is meant
         labels = ", ".join(
-            shown_user_label(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0])
+            _label_shown(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0])
         )
         raise UsageError(
             f"lost edit {number} of your user-scope memory is one of several: {labels}",
@@ -197,7 +197,7 @@ def find_user(
     )
 
 
-def shown_user_label(agent: str, edit: LostEdit, env: Mapping[str, str]) -> str:
+def _label_shown(agent: str, edit: LostEdit, env: Mapping[str, str]) -> str:
     """`gemini:1 (~/.gemini/GEMINI.md)`: an edit's label and its file as the user knows it."""
     from gitmem.project.userscope import shown_user
 
