@@ -182,9 +182,7 @@ def find_user(
     if len(found) == 1:
         return found[0]
     if found:  # two agents' stores each have an edit of that number: which one is meant
-        labels = ", ".join(
-            _label_shown(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0])
-        )
+        labels = ", ".join(_label_shown(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0]))
         raise UsageError(
             f"lost edit {number} of your user-scope memory is one of several: {labels}",
             f"name it with its agent: gitmem lost --user {found[0][2].label}",
