@@ -205,6 +205,8 @@ def run(args: argparse.Namespace) -> int:
             )
         elif unread:  # "nothing here yet" is untrue: it is on the ref, sealed
             sys.stderr.write(f"no memory found; {unread}\n")
+        elif q.search and (gone_line := _gone_said(place, q, opener, "")):
+            sys.stderr.write(f"{gone_line}\n")  # every memory deleted: "none yet" is untrue
         elif args.scope and all(s.startswith("user") for s in args.scope):  # not a project's
             sys.stderr.write(
                 "no user-scope memory here yet: gitmem status --user says where it is kept "
@@ -223,13 +225,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _gone_said(place: Place, q: Query, opener: Callable[[], Project]) -> str:
-    """An empty search's line: the deleted memory holding its words, when one does."""
+def _gone_said(
+    place: Place,
+    q: Query,
+    opener: Callable[[], Project],
+    none: str = "no memory matches (gitmem query --recent lists the newest)",
+) -> str:
+    """An empty search's line: the deleted memory holding its words, when one does (`none`:
+    the line when none does)."""
     from gitmem.recall.query import deleted_holding
 
     gone = deleted_holding(place, q, opener)
     if gone is None:
-        return "no memory matches (gitmem query --recent lists the newest)"
+        return none
     who = f"; last changed by {gone.author}" if gone.author else ""
     return (
         f"no memory matches; {gone.id} did (deleted{who}): gitmem query --deleted with these "

@@ -217,6 +217,13 @@ def test_the_mcp_search_names_the_deleted_memory_holding_its_words(
 
     note = _served(world, clone, monkeypatch, steps)
     assert note.startswith("no memory matches; auto/vpn.md did (deleted): query with"), note
+    # every memory deleted: "no memory in this project yet" was untrue of it
+    (auto / "helm.md").unlink()
+    world.ok("-C", str(clone), "sync")
+    run = world.gitmem("-C", str(clone), "query", "wireguard")
+    assert run.err.startswith("no memory matches; auto/vpn.md did (deleted"), run.err
+    run = world.gitmem("-C", str(clone), "query", "zebra")
+    assert run.err.startswith("no memory in this project yet"), run.err
 
 
 CORPUS = Path("/work/shared/corpus/real")
