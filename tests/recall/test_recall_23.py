@@ -282,14 +282,15 @@ def test_recording_a_memory_again_by_its_title_updates_it_not_a_second_file(
     assert answer.is_error and "auto/verify-branch-before-diagnosing.md already holds" in said
 
 
-def test_a_goose_category_is_titled_by_its_category_not_its_tags(
+def test_other_agents_memory_is_titled_as_the_agent_writes_it(
     project: tuple[World, Path],
 ) -> None:
     """Was: goose's `~/.config/goose/memory/development.txt`, whose first entry opens with its
     tags (`# dev tools`, goose's memory format), was listed as `dev tools`, read as a Markdown
-    heading. A `.txt` has no headings: its category (the file's name) titles it."""
+    heading. A `.txt` has no headings: its category (the file's name) titles it. Gemini's
+    section was `GEMINI` (the file's stem): its header titles it."""
     world, clone = project
-    world.git("config", "--global", "gitmem.agents", "claude,goose")
+    world.git("config", "--global", "gitmem.agents", "claude,goose,gemini")
     write_files(
         world.home / ".config/goose/memory",
         {"development.txt": "# dev tools\nAlways use ripgrep\n\n# python\nPrefer uv\n"},
@@ -298,3 +299,13 @@ def test_a_goose_category_is_titled_by_its_category_not_its_tags(
     said = world.ok("-C", str(clone), "query", "ripgrep")
     assert "[memory] user-goose/development.txt - development — " in said, said
     assert "auto/tools.md - Tools we use" in said, said  # a Markdown heading still titles
+    # Gemini's section: titled by its header (was `GEMINI`), the user's own part not shown
+    write_files(
+        world.home / ".gemini",
+        {"GEMINI.md": "# Mine\n\nripgrep haiku\n\n" + HEADER + "- ripgrep is installed\n"},
+    )
+    said = world.ok("-C", str(clone), "query", "ripgrep", "installed")
+    assert said == (
+        "[memory] user-gemini/GEMINI.md - Gemini Added Memories — ## Gemini Added Memories"
+        " - ripgrep is installed\n"
+    ), said
