@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from gitmem.project.scopes import Project
+    from gitmem.recall.query import Query
     from gitmem.recall.searchindex import Place
 
 
@@ -197,13 +198,15 @@ def run(args: argparse.Namespace) -> int:
                     "tags (an index listing it is no link): gitmem query WORDS finds memories "
                     "by their words"
                     if args.related and not (args.search or args.words)
-                    else "no memory matches (gitmem query --recent lists the newest)"
+                    else _gone_said(place, q, opener)
                 )
                 + (f"; {unread}" if unread else "")
                 + "\n"
             )
         elif unread:  # "nothing here yet" is untrue: it is on the ref, sealed
             sys.stderr.write(f"no memory found; {unread}\n")
+        elif q.search and (gone_line := _gone_said(place, q, opener, "")):
+            sys.stderr.write(f"{gone_line}\n")  # every memory deleted: "none yet" is untrue
         elif args.scope and all(s.startswith("user") for s in args.scope):  # not a project's
             sys.stderr.write(
                 "no user-scope memory here yet: gitmem status --user says where it is kept "
@@ -220,6 +223,26 @@ def run(args: argparse.Namespace) -> int:
                 "the team's (gitmem status shows the folders)\n"
             )
     return 0
+
+
+def _gone_said(
+    place: Place,
+    q: Query,
+    opener: Callable[[], Project],
+    none: str = "no memory matches (gitmem query --recent lists the newest)",
+) -> str:
+    """An empty search's line: the deleted memory holding its words, when one does (`none`:
+    the line when none does)."""
+    from gitmem.recall.query import deleted_holding
+
+    gone = deleted_holding(place, q, opener)
+    if gone is None:
+        return none
+    who = f"; last changed by {gone.author}" if gone.author else ""
+    return (
+        f"no memory matches; {gone.id} did (deleted{who}): gitmem query --deleted with these "
+        f"words shows it, gitmem restore {gone.id} brings it back"
+    )
 
 
 def _unreadable(opener: Callable[[], Project]) -> str:

@@ -112,11 +112,20 @@ class Recall:
         that is no memory here (gitmem.recall.query.unkept_link): said, not "no match"."""
         from gitmem.recall.query import Query, unkept_link
 
-        said = unkept_link(self.place, Query(search=text, scopes=[scope] if scope else []))
+        q = Query(search=text, scopes=[scope] if scope else [])
+        said = unkept_link(self.place, q)
+        if said:
+            return (
+                f"no memory matches: {said} (deleted: query with deleted true and these "
+                "words; not synced here yet: sync)"
+            )
+        from gitmem.recall.query import deleted_holding
+
+        gone = deleted_holding(self.place, q, self.project)  # round 23: said, not "no match"
         return (
-            f"no memory matches: {said} (deleted: query with deleted true and these "
-            "words; not synced here yet: sync)"
-            if said
+            f"no memory matches; {gone.id} did (deleted): query with deleted true and these "
+            "words shows it"
+            if gone is not None
             else NO_MATCH
         )
 

@@ -182,9 +182,7 @@ def find_user(
     if len(found) == 1:
         return found[0]
     if found:  # two agents' stores each have an edit of that number: which one is meant
-        labels = ", ".join(
-            shown_user_label(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0])
-        )
+        labels = ", ".join(_label_shown(a, e, env) for a, _, e in sorted(found, key=lambda f: f[0]))
         raise UsageError(
             f"lost edit {number} of your user-scope memory is one of several: {labels}",
             f"name it with its agent: gitmem lost --user {found[0][2].label}",
@@ -197,7 +195,7 @@ def find_user(
     )
 
 
-def shown_user_label(agent: str, edit: LostEdit, env: Mapping[str, str]) -> str:
+def _label_shown(agent: str, edit: LostEdit, env: Mapping[str, str]) -> str:
     """`gemini:1 (~/.gemini/GEMINI.md)`: an edit's label and its file as the user knows it."""
     from gitmem.project.userscope import shown_user
 

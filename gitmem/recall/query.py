@@ -270,7 +270,7 @@ def run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
         return _run(place, q, project)
 
 
-def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
+def _run(place: Place, q: Query, project: Callable[[], Project], fresh: bool = False) -> list[Hit]:
     if q.scopes:  # one check for every door (the CLI's --scope, the MCP server's tools)
         from gitmem.project.scopes import SCOPE_NAMES, scope_hint
 
@@ -281,7 +281,8 @@ def _run(place: Place, q: Query, project: Callable[[], Project]) -> list[Hit]:
                 f"unknown scope {unknown[0]!r} in this project",
                 scope_hint(unknown[0], known, " (another agent's: gitmem.agents)"),
             )
-    refresh(place)
+    if not fresh:  # `fresh`: the index was refreshed by this process's search a moment ago
+        refresh(place)
     db = connect(place.common_dir)
     if q.needs_history:
         refresh_history(place, project)
@@ -997,6 +998,17 @@ def deleted_as(place: Place, given: str, project: Callable[[], Project]) -> Hit 
 # deleted memories whose last text a filter on it reads, newest first (a bounded cost: each is
 # a blob read from its ref)
 MAX_DELETED_READ = 500
+
+
+def deleted_holding(place: Place, q: Query, project: Callable[[], Project]) -> Hit | None:
+    """The deleted memory that holds the words an empty search looked for (round 23: a memory
+    deleted here or on another machine answered "no memory matches", the user left to guess
+    `--deleted`). Asked only of an empty answer; bounded as `--deleted` is."""
+    if not q.search or q.deleted:
+        return None
+    # the search just refreshed the index: its freshness check (git's) is not run again
+    found = _run(place, q._replace(deleted=True, limit=1, snippets=""), project, fresh=True)
+    return found[0] if found else None
 
 
 def _deleted(

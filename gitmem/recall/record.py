@@ -276,7 +276,7 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             "see gitmem status",
             tool_hint="sync_status shows each scope's folder",
         )
-    name = m.file or file_name(m.title)
+    name = m.file or _same_memory(s.path, m.title) or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
     _not_one_file_with_another(s.path, name)
@@ -293,6 +293,65 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
         if m.replace and not m.force:  # else another memory's file is refused whole
             _refuse_unsynced(project, s, name, m)
         return _write(scope, s.path, name, m)
+
+
+MAX_NAMED = 2000  # topic files looked at for the memory a title names (a folder's first)
+NAME_HEAD = 4096  # bytes of each read for its frontmatter's name
+
+
+def _same_memory(folder: Path, title: str) -> str | None:
+    """The topic file of `folder` that already is the memory `title` names, under a name
+    `file_name` does not give: spelled with `-` or spaces (`verify-branch-before-diagnosing.md`
+    for `verify_branch_before_diagnosing`), or a file whose frontmatter `name:` is the title.
+    Round 23: recording the memory again by its title wrote a second file beside it, two
+    memories of one name, the old one's index line kept. None: the title's own name."""
+    from gitmem.core.fileread import NotAFile, open_regular
+    from gitmem.policy.rules import INDEX_NAMES
+
+    own = file_name(title)
+    key = _name_key(own)
+    said = " ".join(title.split()).casefold()
+    try:
+        names = sorted(e.name for e in os.scandir(folder) if e.is_file(follow_symlinks=False))
+    except OSError:
+        return None
+    if own in names:
+        return None
+    topics = [n for n in names if n.endswith(".md") and n.casefold() not in INDEX_NAMES]
+    spelled = [n for n in topics if _name_key(n) == key]
+    if spelled:
+        return spelled[0]
+    for n in topics[:MAX_NAMED]:
+        try:
+            fd = open_regular(folder / n)
+        except (OSError, NotAFile):
+            continue
+        try:
+            head = os.read(fd, NAME_HEAD)
+        finally:
+            os.close(fd)
+        named = _front_name(head)
+        if named is not None and " ".join(named.split()).casefold() == said:
+            return n
+    return None
+
+
+def _name_key(name: str) -> str:
+    """A topic file's name as `file_name` would spell it: `-` and spaces are its `_`."""
+    return re.sub(r"[-\s_]+", "_", name.removesuffix(".md").casefold()).strip("_")
+
+
+def _front_name(head: bytes) -> str | None:
+    """The `name:` of a topic file's frontmatter, from its first bytes (None: none there)."""
+    from merge_drivers.frontmatter import Invalid, split
+
+    try:
+        front, _ = split(head.decode("utf-8", "replace"))
+    except Invalid:
+        return None
+    entry = front.fields.get("name") if front is not None else None
+    value = entry.value if entry is not None else None
+    return value if isinstance(value, str) else None
 
 
 def _refuse_unsynced(project: Project, s: Scope, name: str, m: Memory) -> None:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
 
 # 3: CJK characters indexed one by one; 4: history read again (a deleted personal memory
 # sealed before this machine's grant is found since round 11); 5: a memory without a name:
-# titled by its first `# Heading` (round 18)
-FORMAT = "gitmem-recall 5"
+# titled by its first `# Heading` (round 18); 6: a goose `.txt` titled by its category, its
+# `# tag tag` line no heading, Gemini's section titled by its header (round 23)
+FORMAT = "gitmem-recall 6"
 DB_NAME = "recall.sqlite"
 MAX_FILE = 1 << 20  # a larger memory is indexed by name only (bounded cost)
 # environment that decides the scope folders (gitmem/project/identity.py)
@@ -904,6 +905,12 @@ def _headed(rel: str, title: str, body: str) -> str:
     the page as `MEMORY` and `gotchas` (the file's stem)."""
     if title != posixpath.splitext(posixpath.basename(rel))[0]:
         return title  # the frontmatter named it
+    if rel == GEMINI_MEMORY[1] and body.startswith("## Gemini Added Memories"):
+        return "Gemini Added Memories"  # round 23: its section's header, not `GEMINI`
+    if not rel.endswith(".md"):
+        # round 23: goose's `<category>.txt` opens an entry with `# tag tag`, its tags, not a
+        # title (`development.txt` was listed as "dev tools"): the category names it
+        return title
     first = next((ln for ln in body[:4096].splitlines() if ln.strip()), "")
     heading = re.fullmatch(_HEADING, first.strip())
     return heading.group(1).strip() if heading else title

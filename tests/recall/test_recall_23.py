@@ -14,7 +14,6 @@ import pytest
 
 from tests.recall.test_mcp_listing_21 import _served
 from tests.recall.test_recall_19 import text_of
-
 from tests.support.personal import same_identity, two_machines_one_hub
 from tests.support.world import World, write_files
 
@@ -89,6 +88,11 @@ def test_a_user_scope_lost_edit_is_named_by_its_agent(tmp_path: Path) -> None:
     assert "gitmem restore --user --lost gemini:1 brings it back" in told, told
     listed = a.ok("lost", "--user", cwd=tmp_path)
     assert "claude:1  " in listed and "gemini:1  " in listed, listed
+    told_json = json.loads(a.ok("lost", "--user", "--json", cwd=tmp_path))
+    assert sorted((e["agent"], e["id"], e["number"]) for e in told_json) == [
+        ("claude", "claude:1", 1),
+        ("gemini", "gemini:1", 1),
+    ], told_json
     # `1` alone: two edits are lost edit 1 of their agent; the line names both
     run = a.gitmem("lost", "--user", "1", cwd=tmp_path)
     assert run.code == 2 and "claude:1 (~/.claude/CLAUDE.md), gemini:1 (~/.gemini/GEMINI" in (
@@ -168,3 +172,140 @@ def test_a_word_spelled_right_is_not_corrected_into_another(project: tuple[World
     assert run.out == "" and "no memory matches" in run.err, run
     run = world.gitmem("-C", str(clone), "query", "deploymnet")  # a typo after the stem: found
     assert "auto/setup.md" in run.out and "'deploymnet' → 'deploy'" in run.err, run
+
+
+def test_an_empty_search_names_the_deleted_memory_holding_its_words(tmp_path: Path) -> None:
+    """Was: a memory deleted on one machine, searched on the other in any project, answered
+    "no memory matches (gitmem query --recent lists the newest)": the way to it (`--deleted`,
+    `restore`) left to guess. The empty answer names it and both commands (CLI and MCP)."""
+    a, b, _ = two_machines_one_hub(tmp_path, "claude,codex")
+    memories = a.home / ".codex/memories"
+    write_files(memories, {"MEMORY.md": "# Codex memory\n\n- helm 3 only\n"})
+    write_files(memories, {"vpn.md": "# VPN\n\nwireguard profile eu-1\n"})
+    a.ok("sync", "--user")
+    same_identity(a, b)
+    b.ok("sync", "--user")
+    (memories / "vpn.md").unlink()
+    a.ok("sync", "--user")
+    b.ok("sync", "--user")
+    proj = tmp_path / "p"
+    b.git("init", "-q", str(proj))
+    run = b.gitmem("-C", str(proj), "query", "wireguard")
+    assert run.out == "" and run.err.startswith("no memory matches; user-codex/vpn.md did"), run
+    assert "gitmem restore user-codex/vpn.md brings it back" in run.err, run.err
+    run = b.gitmem("-C", str(proj), "query", "zebra")  # nothing deleted holds it: as before
+    assert run.err == "no memory matches (gitmem query --recent lists the newest)\n", run.err
+    assert "restored ~/.codex/memories/vpn.md" in b.ok(
+        "-C", str(proj), "restore", "user-codex/vpn.md"
+    )
+
+
+def test_the_mcp_search_names_the_deleted_memory_holding_its_words(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"vpn.md": "---\nname: VPN\ndescription: the profile\n---\nwireguard eu-1\n"})
+    write_files(auto, {"helm.md": "# Helm\n\nhelm 3 only\n"})
+    world.ok("-C", str(clone), "sync")
+    (auto / "vpn.md").unlink()
+    world.ok("-C", str(clone), "sync")
+
+    async def steps(client: Any) -> str:
+        found = json.loads(text_of(await client.call_tool("search", {"text": "wireguard"})))
+        return str(found["note"])
+
+    note = _served(world, clone, monkeypatch, steps)
+    assert note.startswith("no memory matches; auto/vpn.md did (deleted): query with"), note
+    # every memory deleted: "no memory in this project yet" was untrue of it
+    (auto / "helm.md").unlink()
+    world.ok("-C", str(clone), "sync")
+    run = world.gitmem("-C", str(clone), "query", "wireguard")
+    assert run.err.startswith("no memory matches; auto/vpn.md did (deleted"), run.err
+    run = world.gitmem("-C", str(clone), "query", "zebra")
+    assert run.err.startswith("no memory in this project yet"), run.err
+
+
+CORPUS = Path("/work/shared/corpus/real")
+
+
+def test_recording_a_memory_again_by_its_title_updates_it_not_a_second_file(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: `gitmem record --title verify-branch-before-diagnosing` beside the real corpus's
+    `verify-branch-before-diagnosing.md` wrote `verify_branch_before_diagnosing.md` (the
+    title's own spelling): two memories of one name, two index lines. So did a title equal
+    to a memory's `name:` (`Roadmap and interface direction`, kept in `project_roadmap.md`).
+    The memory the title names is updated where it is (the MCP tool, `replace` false, is
+    refused naming it, as for any memory it would replace)."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    verify = "memory__verify-branch-before-diagnosing.md"
+    roadmap = ".claude__memory__project_roadmap.md"
+    write_files(
+        auto,
+        {
+            "verify-branch-before-diagnosing.md": (
+                CORPUS / "tn22180__second-brain" / verify
+            ).read_text("utf-8"),
+            "project_roadmap.md": (CORPUS / "VytCepas__projects-orchestrator" / roadmap).read_text(
+                "utf-8"
+            ),
+            "MEMORY.md": "# Index\n\n- [Verify](verify-branch-before-diagnosing.md) — pin it\n",
+        },
+    )
+    world.ok("-C", str(clone), "sync")
+    before = sorted(p.name for p in auto.iterdir())
+    said = world.ok(
+        "-C", str(clone), "record", "--title", "Verify branch before diagnosing", "Pin the tree."
+    )
+    assert said.startswith("updated auto/verify-branch-before-diagnosing.md"), said
+    said = world.ok(
+        "-C", str(clone), "record", "--title", "roadmap and  interface direction", "Four ways."
+    )
+    assert said.startswith("updated auto/project_roadmap.md"), said
+    assert sorted(p.name for p in auto.iterdir()) == before
+    index = (auto / "MEMORY.md").read_text("utf-8")
+    assert index.count("verify-branch-before-diagnosing.md") == 1, index
+    assert "Pin the tree." in (auto / "verify-branch-before-diagnosing.md").read_text("utf-8")
+    # a new title is a new file, as before
+    said = world.ok("-C", str(clone), "record", "--title", "Verify the tag", "Tags too.")
+    assert said.startswith("recorded auto/verify_the_tag.md"), said
+
+    async def steps(client: Any) -> Any:
+        return await client.call_tool(
+            "record", {"title": "Verify branch before diagnosing", "text": "Other words."}
+        )
+
+    answer = _served(world, clone, monkeypatch, steps)
+    said = answer.content[0].text
+    assert answer.is_error and "auto/verify-branch-before-diagnosing.md already holds" in said
+
+
+def test_other_agents_memory_is_titled_as_the_agent_writes_it(
+    project: tuple[World, Path],
+) -> None:
+    """Was: goose's `~/.config/goose/memory/development.txt`, whose first entry opens with its
+    tags (`# dev tools`, goose's memory format), was listed as `dev tools`, read as a Markdown
+    heading. A `.txt` has no headings: its category (the file's name) titles it. Gemini's
+    section was `GEMINI` (the file's stem): its header titles it."""
+    world, clone = project
+    world.git("config", "--global", "gitmem.agents", "claude,goose,gemini")
+    write_files(
+        world.home / ".config/goose/memory",
+        {"development.txt": "# dev tools\nAlways use ripgrep\n\n# python\nPrefer uv\n"},
+    )
+    write_files(world.scope_path(clone, "auto"), {"tools.md": "# Tools we use\n\nripgrep\n"})
+    said = world.ok("-C", str(clone), "query", "ripgrep")
+    assert "[memory] user-goose/development.txt - development — " in said, said
+    assert "auto/tools.md - Tools we use" in said, said  # a Markdown heading still titles
+    # Gemini's section: titled by its header (was `GEMINI`), the user's own part not shown
+    write_files(
+        world.home / ".gemini",
+        {"GEMINI.md": "# Mine\n\nripgrep haiku\n\n" + HEADER + "- ripgrep is installed\n"},
+    )
+    said = world.ok("-C", str(clone), "query", "ripgrep", "installed")
+    assert said == (
+        "[memory] user-gemini/GEMINI.md - Gemini Added Memories — ## Gemini Added Memories"
+        " - ripgrep is installed\n"
+    ), said
