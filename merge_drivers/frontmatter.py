@@ -452,8 +452,9 @@ class _Merger:
                 out = [ln if ln.endswith("\r\n") else ln[:-1] + "\r\n" for ln in out]
             want = " ".join(text.split())
             try:
-                value = safe_yaml("".join(ln.lstrip(" ") if k == 0 else ln for k, ln in
-                                          enumerate(out)))
+                value = safe_yaml(
+                    "".join(ln.lstrip(" ") if k == 0 else ln for k, ln in enumerate(out))
+                )
             except Invalid:
                 return None
             got = next(iter(value.values()), None) if isinstance(value, dict) else None

@@ -116,7 +116,9 @@ def merge_trees(
     base, ours, theirs = dict(base), dict(ours), dict(theirs)
     reused = _carry_reused(repo, base, ours, theirs) + _carry_reused(repo, base, theirs, ours)
     moves = (_moves(repo, base, ours), _moves(repo, base, theirs))
-    renamed = reused + _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
+    renamed = (
+        reused + _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
+    )
     renamed += _follow_renames(repo, moves, base, ours, theirs)
     kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
     sides: dict[str, tuple[tuple[_LazyFolder, dict[str, float]], ...]] = {}
@@ -262,7 +264,9 @@ def _carry_reused(
         return []  # nothing moved away: no name can have been given again
     likeness = Likeness(repo)
     changed = [
-        p for p in sorted(base) if _topic_path(p) and p in side and p in other and side[p] != base[p]
+        p
+        for p in sorted(base)
+        if _topic_path(p) and p in side and p in other and side[p] != base[p]
     ]
     if len(changed) * len(gone) > 100:
         return []
