@@ -392,9 +392,9 @@ class _Merger:
         lv = None if lo is None else lo.value
         present_w, present_l = w is not None, lo is not None
         if (present_w, wv) == (present_l, lv):
-            if b is not None and w is not None and lo is not None and w.raw != lo.raw:
-                if name.rsplit(".", 1)[-1] in _PROSE_FIELDS:
-                    return _restyled(b, w, lo).raw  # a merge of a restyle, merged again
+            prose = name.rsplit(".", 1)[-1] in _PROSE_FIELDS
+            if prose and b is not None and w is not None and lo is not None and w.raw != lo.raw:
+                return _restyled(b, w, lo).raw  # a merge of a restyle, merged again
             return w.raw if w is not None else []
         restyled = b is not None and w is not None and lo is not None and (wv == bv) != (lv == bv)
         if restyled and name.rsplit(".", 1)[-1] in _PROSE_FIELDS:
