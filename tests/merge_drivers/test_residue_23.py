@@ -273,3 +273,18 @@ def test_a_rename_renamed_again_after_a_sync_carries_a_third_machines_edit(
         "fixtures.", "fixtures, no mocks."
     )
     assert "testing.md" not in out and "(howto.md)" in out["MEMORY.md"]
+
+
+def test_new_siblings_at_one_place_from_two_machines_come_in_the_order_of_their_text() -> None:
+    """Decided, counted (docs/merge.md, round 23): two machines each write a new entry after
+    the same entry; a third edits another. Every order gives one result, both new entries
+    right after it, by their text — not each writer's order, which round 22 measured to raise
+    the laws (`written_runs` per place)."""
+    base = "# Memory\n\n- [A](a.md) — alpha\n- [C](c.md) — gamma\n- [D](d.md) — delta\n".encode()
+    zeta = sub(base, ("alpha\n", "alpha\n- [Zeta](zeta.md) — last letter\n"))
+    beta = sub(base, ("alpha\n", "alpha\n- [Beta](beta.md) — second letter\n"))
+    edit = sub(base, ("delta", "delta, edited"))
+    both = "alpha\n- [Beta](beta.md) — second letter\n- [Zeta](zeta.md) — last letter\n"
+    assert in_every_order(INDEX, base, zeta, beta, edit) == sub(
+        base, ("alpha\n", both), ("delta", "delta, edited")
+    )
