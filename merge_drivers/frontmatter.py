@@ -391,18 +391,18 @@ class _Merger:
         wv = None if w is None else w.value
         lv = None if lo is None else lo.value
         present_w, present_l = w is not None, lo is not None
+        words = name.rsplit(".", 1)[-1] in _PROSE_FIELDS
         if (present_w, wv) == (present_l, lv):
-            prose = name.rsplit(".", 1)[-1] in _PROSE_FIELDS
-            if prose and b is not None and w is not None and lo is not None and w.raw != lo.raw:
+            if words and b is not None and w is not None and lo is not None and w.raw != lo.raw:
                 return _restyled(b, w, lo).raw  # a merge of a restyle, merged again
             return w.raw if w is not None else []
-        restyled = b is not None and w is not None and lo is not None and (wv == bv) != (lv == bv)
-        if restyled and name.rsplit(".", 1)[-1] in _PROSE_FIELDS:
+        both = b is not None and w is not None and lo is not None
+        if words and both and (wv == bv) != (lv == bv):
             assert b is not None and w is not None and lo is not None
-            if b.raw not in (w.raw, lo.raw):  # one side restyled it (`>-`), the other edited it
-                prose = self.prose(b, w, lo)
-                if prose is not None:
-                    return prose
+            # one side restyled it (`>-`: the same value), the other edited its words
+            prose = self.prose(b, w, lo) if b.raw not in (w.raw, lo.raw) else None
+            if prose is not None:
+                return prose
         if b is not None and present_w and wv == bv:
             return lo.raw if lo is not None else []
         if b is not None and present_l and lv == bv:
