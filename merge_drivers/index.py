@@ -636,7 +636,10 @@ def merge_index(
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
     _lead_gaps(order, chosen, leads, frozenset())
-    _heading_gap_given_back(order, chosen, bn, _base_order(zb, bn), (so, st), orders)
+    if not (zb.archived or zo.archived or zt.archived or ao or at) and not any(
+        map(over_caps, (base, ours, theirs))
+    ):  # under the caps only: what spills, and so who is first, depends on the merge order
+        _heading_gap_given_back(order, chosen, bn, _base_order(zb, bn), (so, st), orders)
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
