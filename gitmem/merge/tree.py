@@ -271,7 +271,8 @@ def _carry_reused(
     if len(changed) * len(gone) > 100:
         return []
     new = [p for p in sorted(side) if p not in base and p not in other and _topic_path(p)]
-    moves: dict[str, str] = {}
+    moves: dict[str, str] = {}  # the base's links follow these
+    relink: dict[str, str] = {}  # and the other side's these (not where it renamed alike)
     out: list[str] = []
     for p in changed:
         folder = p.rpartition("/")[0]
@@ -282,7 +283,19 @@ def _carry_reused(
         source = _most_similar(likeness, side[p], base, was)
         if source is None or (likeness.ratio(side[p], base[source]) or 0.0) <= own:
             continue  # more alike its own text than the file the side moved away
-        moved = None
+        alike = source not in other and (likeness.ratio(other[p], base[source]) or 0.0) > (
+            likeness.ratio(other[p], base[p]) or 0.0
+        )
+        if alike:  # both gave the name again (a merge merged again with the side): `a` merged
+            # 3-way at its new name on both, its base `a`'s, links already the new ones
+            near = [
+                q for q in side if q not in base and q in other and q.rpartition("/")[0] == folder
+            ]
+            moved = _most_similar(likeness, base[p], side, sorted(near))
+            if moved is not None:
+                base[moved], moves[p] = base[p], moved
+            base[p], moves[source] = base[source], p
+            continue
         if other[p] != base[p]:  # the other side edited `a`: it follows `a` where it went
             near = [q for q in new if q.rpartition("/")[0] == folder]
             moved = _most_similar(likeness, base[p], side, near)
@@ -290,22 +303,20 @@ def _carry_reused(
                 continue
             new.remove(moved)
             other[moved], base[moved] = other[p], base[p]
-            moves[p] = moved
+            moves[p] = relink[p] = moved
             out.append(f"{p} renamed to {moved}: edits carried")
         base[p] = base[source]
         if source in other:
             other[p] = other.pop(source)
         else:
             del other[p]  # the other side deleted `x`: deleted at its new name
-        moves[source] = p
+        moves[source] = relink[source] = p
         out.append(f"{source} renamed to {p} (a name given again): edits carried")
-    if not moves:
-        return []
-    for files in (base, other):
-        for path in sorted(files):
+    for files, by in ((base, moves), (other, relink)):
+        for path in sorted(files) if by else ():
             if path.casefold().endswith(".md"):
                 data = repo.read_blob(files[path])
-                fixed, followed = retarget(data, path, moves)
+                fixed, followed = retarget(data, path, by)
                 if fixed != data:
                     files[path] = repo.write_blob(fixed)
                     if files is other:

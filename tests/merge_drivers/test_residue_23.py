@@ -190,17 +190,21 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Repository:
 
 
 def _merged(repo: Repository, one: dict[str, str], two: dict[str, str]) -> dict[str, str]:
-    """The folder merge of two sides over BASE, both directions alike."""
+    """The folder merge of two sides over BASE, both directions alike, merged again with
+    either side unchanged."""
 
     def tree(files: dict[str, str]) -> dict[str, str]:
         return {f"auto/{p}": repo.write_blob(d.encode()) for p, d in files.items()}
 
-    outs = []
-    for a, b in ((one, two), (two, one)):
+    def merge(a: dict[str, str], b: dict[str, str]) -> dict[str, str]:
         files = merge_trees(repo, tree(BASE), tree(a), tree(b)).files
-        outs.append({p.removeprefix("auto/"): repo.read_blob(o).decode() for p, o in files.items()})
-    assert outs[0] == outs[1]
-    return outs[0]
+        return {p.removeprefix("auto/"): repo.read_blob(o).decode() for p, o in files.items()}
+
+    out = merge(one, two)
+    assert merge(two, one) == out
+    for side in (one, two):  # merged again with either side: nothing changes
+        assert merge(out, side) == out == merge(side, out)
+    return out
 
 
 EDITED = dict(
