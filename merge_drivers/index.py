@@ -317,40 +317,6 @@ def _lead_gaps(
         head = None
 
 
-def _heading_gap_given_back(
-    order: list[Key],
-    chosen: dict[Key, _Chosen],
-    bn: dict[Key, Node],
-    base_order: list[Key],
-    sides: tuple[_Side, _Side],
-    orders: dict[str, list[Key]],
-) -> None:
-    """A section's first entry one side deleted and the other edited stays first (modified
-    beats deleted); the entry after it took the blank lines under the heading on the deleter's
-    side only because it became first, so it gives them back (round 23: `- [Deploy]…` then a
-    blank line, then `- [Rollback]…`, the section split in two)."""
-    at = {k: i for i, k in enumerate(base_order)}
-    before = {s.name: dict(pairwise(reversed(orders[s.name]))) for s in sides}
-    for first, k in pairwise(order):
-        i = at.get(first, 0)
-        if i < 1 or i + 1 >= len(base_order) or base_order[i + 1] != k:
-            continue
-        head = base_order[i - 1]
-        if bn[head].kind != "head" or bn[first].kind != "entry" or bn[k].kind != "entry":
-            continue
-        if bn[first].gap == bn[k].gap:
-            continue
-        for s, other in (sides, sides[::-1]):
-            if first in s.nodes or k not in s.nodes or before[s.name].get(k) != head:
-                continue  # not first under the same heading on the deleter's side
-            nd = chosen[k].node
-            if nd.gap != s.nodes[k].gap or s.nodes[k].gap != bn[first].gap:
-                continue
-            theirs = other.nodes.get(k)
-            gap = bn[k].gap if theirs is None else theirs.gap
-            chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-
-
 def _merge_gap(b: str | None, o: str, t: str) -> str:
     if o == t or t == b:
         return o
@@ -636,10 +602,6 @@ def merge_index(
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
     _lead_gaps(order, chosen, leads, frozenset())
-    if not (zb.archived or zo.archived or zt.archived or ao or at) and not any(
-        map(over_caps, (base, ours, theirs))
-    ):  # under the caps only: what spills, and so who is first, depends on the merge order
-        _heading_gap_given_back(order, chosen, bn, _base_order(zb, bn), (so, st), orders)
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)

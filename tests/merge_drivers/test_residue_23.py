@@ -106,14 +106,15 @@ CASES: dict[str, SweepCase] = {
         sub(FM, ("how the web app ships to production every week", "'how it ships daily'")),
         sub(FM, (ONE_LINE, FOLDED)),
     ),
-    # 4. MEMORY.md: a section's first entry deleted on one side, edited on the other: it
-    # stays first, the next entry right under it (before: a blank line split the section)
+    # 4. left, acceptable (docs/merge.md, round 23: the fix broke convergence over the caps):
+    # a section's first entry deleted on one side, edited on the other, stays first; the next
+    # entry keeps the heading's blank line it took on the deleter's side
     "MEMORY.md: a section's first entry deleted vs edited": (
         INDEX,
         MEM,
         sub(MEM, (DEPLOY, "")),
         sub(MEM, ("ships\n", "ships on Fridays\n")),
-        sub(MEM, ("ships\n", "ships on Fridays\n")),
+        sub(MEM, ("ships\n", "ships on Fridays\n\n")),
     ),
     # 5. decided, kept: the deleter of B also moved C (B's successor) above A; B edited
     # elsewhere stands after its predecessor A (modified beats deleted), the move kept
@@ -166,12 +167,13 @@ def test_a_description_restyled_beside_an_edit_tells_nothing() -> None:
 )
 def test_a_first_entry_deleted_and_edited_on_three_machines(third: bytes) -> None:
     """One deletes the first entry, one edits it, a third edits, appends or deletes another:
-    one result in every merge order, the edited entry first and no blank line under it."""
+    one result in every merge order, the edited entry first under its heading."""
     one = sub(MEM, (DEPLOY, ""))
     two = sub(MEM, ("ships\n", "ships on Fridays\n"))
     out = in_every_order(INDEX, MEM, one, two, third)
-    assert b"ships on Fridays\n- [" in out
-    assert out.count(b"\n\n") == MEM.count(b"\n\n")
+    assert (
+        b"## Deploy\n\n- [Deploy](deploy.md) \xe2\x80\x94 how the web app ships on Fridays\n" in out
+    )
 
 
 # rename chains through the folder merge (gitmem/merge/tree.py)
