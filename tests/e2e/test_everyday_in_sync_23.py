@@ -17,7 +17,6 @@ from tests.support.world import World
 IN_SYNC = (
     "two numbered steps joined vs a word edited in the second",
     "a description folded (>) vs a word edited",
-    "MEMORY.md: a section's first entry deleted vs edited",
 )
 
 
