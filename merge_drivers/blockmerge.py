@@ -974,17 +974,19 @@ def _split_and_edited(
     if not (split or joined) or not (na and nb):
         return False
     line = z[p].body[0] if len(z[p].body) == 1 else b""
-    lead = line[: len(line) - len(line.lstrip(b" \t")) + 2]
-    if lead[-2:] not in (b"- ", b"* ", b"+ "):
-        return False  # bullets only: a numbered step inserted and renumbered is no split
+    lead = _marker(line)
+    if lead is None:
+        return False
     for run in runs:
-        if any(len(u.body) != 1 or not u.body[0].startswith(lead) for u in run):
+        if any(len(u.body) != 1 or _marker(u.body[0]) != lead for u in run):
             return False
+    if lead[-2:] not in (b"- ", b"* ", b"+ ") and not joined:
+        return False  # a numbered step inserted and renumbered is no split
         if run[0].gap != z[p].gap or any(u.gap for u in run[1:]):
             return False
-    whole = b" ".join(u.body[0][len(lead) :] for u in runs[0])
+    whole = b" ".join(_ITEM_LEAD.sub(b"", u.body[0], 1) for u in runs[0])
     for run in runs[1:]:
-        words = b" ".join(u.body[0][len(lead) :] for u in run)
+        words = b" ".join(_ITEM_LEAD.sub(b"", u.body[0], 1) for u in run)
         if len(run) != nz and likeness(words, whole) < ALIKE:
             return False  # the items' words are not in the pieces: items added, not a split
     for x, y, w in zip(z[:p], a[:p], b[:p], strict=True):
@@ -993,6 +995,18 @@ def _split_and_edited(
     for x, y, w in zip(z[len(z) - q :], a[len(a) - q :], b[len(b) - q :], strict=True):
         out.unit(y if y.lines != x.lines else w)
     return True
+
+
+def _marker(line: bytes) -> bytes | None:
+    """A one-line item's indent and marker with one space, a step's number as `0` (steps
+    joined are renumbered: `2.` and `3.` are one list's markers), or None."""
+    m = _ITEM_LEAD.match(line)
+    if m is None or not line[m.end() :].strip():
+        return None
+    return re.sub(rb"\d+", b"0", m.group().rstrip(b" \t")) + b" "
+
+
+_ITEM_LEAD = re.compile(rb"^[ \t]*(?:[-*+]|\d{1,9}[.)])[ \t]+")
 
 
 def likeness(x: bytes, y: bytes) -> float:

@@ -964,13 +964,20 @@ def _merge_split_item(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool)
     joined = len(z) >= 2 and min(len(a), len(b)) == 1
     if not (split or joined) or not (a and b):
         return None
-    lead = _lead(z[0])
-    if not lead.strip() or not all(_lead(x) == lead for x in (*z, *a, *b)):
+    lead = _step(_lead(z[0]))
+    if not lead.strip() or not all(_step(_lead(x)) == lead for x in (*z, *a, *b)):
         return None
     merged = _merge_prose(z, a, b, tie)
-    if merged is None or not all(_lead(x) == lead for x in merged[0]):
+    if merged is None or not all(_step(_lead(x)) == lead for x in merged[0]):
         return None
+    if lead != _lead(z[0]):  # steps joined: numbered on from the first
+        return _renumbered(merged[0]), merged[1], merged[2]
     return merged
+
+
+def _step(lead: bytes) -> bytes:
+    """A marker with its number masked: `2. ` and `3. ` are one list's steps."""
+    return re.sub(rb"\d+", b"0", lead)
 
 
 def _merge_prose(z: list[bytes], a: list[bytes], b: list[bytes], tie: bool) -> Merged | None:

@@ -226,6 +226,51 @@ def _parse_value(f: Field, indent: int) -> None:
     f.value = ("map", *sorted((k, repr(c.value)) for k, c in children.items()))
 
 
+# a prose field written as a block scalar: folded (line breaks are spaces) or literal
+_BLOCK_STYLES = (">", ">-", "|", "|-")
+
+
+def _prose_form(f: Field) -> tuple[str, str, str, str] | None:
+    """(the text before the words, the style — a quote, "" or a block indicator — the
+    words as written, a block's indent) of a prose field, or None for a form whose words do not merge alike
+    (escapes, other indicators, a multi-line literal, comments or blank lines in a block)."""
+    if not isinstance(f.value, str):
+        return None
+    line = f.raw[0]
+    colon = line.find(":", len(line) - len(line.lstrip(" ")) + len(f.key))
+    rest = line[colon + 1 :]
+    value = rest.strip(" \t\r\n")
+    if value in _BLOCK_STYLES:
+        body = f.raw[1:]
+        if not body:
+            return None
+        indent = _indent_of(body[0])
+        if indent <= _indent_of(line) or any(
+            not ln.strip() or _indent_of(ln) != indent or ln.lstrip(" ")[:1] == "#" for ln in body
+        ):
+            return None
+        if value[0] == "|" and len(body) != 1:
+            return None
+        return line, value, "".join(ln[indent:] for ln in body), body[0][:indent]
+    if len(f.raw) != 1:
+        return None
+    q = value[:1] if value[:1] in ("'", '"') and value[-1:] == value[:1] else ""
+    if q and len(value) > 2 and value == q + f.value + q:
+        value = value[1:-1]  # quoted with no escape in it: its words merge alike
+    elif not value or value[0] in "'\"" + _INDICATORS:
+        return None  # quoted with escapes, or special: the winner's, as written
+    return line[: colon + 1] + rest[: len(rest) - len(rest.lstrip(" \t"))], q, value, ""
+
+
+def _restyled(b: Field, w: Field, lo: Field) -> Field:
+    """Of two sides that say the same words, the one written in a style the base's is not
+    (a folded block where the base wrote one line), else the first."""
+    zf, wf, lf = _prose_form(b), _prose_form(w), _prose_form(lo)
+    if zf is not None and wf is not None and lf is not None and wf[1] == zf[1] != lf[1]:
+        return lo
+    return w
+
+
 class Frontmatter:
     """A parsed frontmatter block: the fence lines, comments before the first key, the fields."""
 
@@ -346,8 +391,18 @@ class _Merger:
         wv = None if w is None else w.value
         lv = None if lo is None else lo.value
         present_w, present_l = w is not None, lo is not None
+        words = name.rsplit(".", 1)[-1] in _PROSE_FIELDS
         if (present_w, wv) == (present_l, lv):
+            if words and b is not None and w is not None and lo is not None and w.raw != lo.raw:
+                return _restyled(b, w, lo).raw  # a merge of a restyle, merged again
             return w.raw if w is not None else []
+        both = b is not None and w is not None and lo is not None
+        if words and both and (wv == bv) != (lv == bv):
+            assert b is not None and w is not None and lo is not None
+            # one side restyled it (`>-`: the same value), the other edited its words
+            prose = self.prose(b, w, lo) if b.raw not in (w.raw, lo.raw) else None
+            if prose is not None:
+                return prose
         if b is not None and present_w and wv == bv:
             return lo.raw if lo is not None else []
         if b is not None and present_l and lv == bv:
@@ -367,44 +422,57 @@ class _Merger:
         return self.both_changed(name, b, w, lo)
 
     def prose(self, b: Field, w: Field, lo: Field) -> list[str] | None:
-        """A one-line prose field both sides edited (`description:`, what the index's hook
-        says too), merged word by word as the hook is: edits of different words both stand.
-        None (the caller's winner) where both changed the same words, or the merged text
-        does not read back as a plain string."""
+        """A prose field both sides edited (`description:`, what the index's hook says too),
+        merged word by word as the hook is: edits of different words both stand. A side that
+        made the field a folded block (`>`, `>-`: line breaks are spaces) or a one-line
+        literal (`|`, `|-`) beside the other's edit of its words keeps both: the words merged,
+        written in that side's style (round 23; before: a `tie-break` lost the style or the
+        words). None (the caller's winner) where both changed the same words, both changed
+        the style apart, or the merged text does not read back as the same words."""
         from merge_drivers.fine import merge_words
 
-        if not (len(b.raw) == len(w.raw) == len(lo.raw) == 1):
+        forms = [_prose_form(f) for f in (b, w, lo)]
+        if any(form is None for form in forms):
             return None
-        heads, values, quotes = [], [], set()
-        for f in (b, w, lo):
-            line = f.raw[0]
-            colon = line.find(":", len(line) - len(line.lstrip(" ")) + len(f.key))
-            rest = line[colon + 1 :]
-            value = rest.strip(" \t\r\n")
-            q = value[:1] if value[:1] in ("'", '"') and value[-1:] == value[:1] else ""
-            if q and len(value) > 2 and value == q + str(f.value) + q:
-                value = value[1:-1]  # quoted with no escape in it: its words merge alike
-            elif not value or value[0] in "'\"" + _INDICATORS or not isinstance(f.value, str):
-                return None  # quoted with escapes, or special: the winner's, as written
-            quotes.add(q)
-            heads.append(line[: colon + 1] + rest[: len(rest) - len(rest.lstrip(" \t"))])
-            values.append(value.encode())
-        if len(quotes) != 1:
-            return None  # quoted on one side only: the winner's, as written
-        merged = merge_words([values[0]], [values[1]], [values[2]])
+        (_, zq, zt, _), (wh, wq, wt, wi), (lh, lq, lt, li) = forms  # type: ignore[misc]
+        style = wq if lq == zq else lq if wq == zq else None
+        if style is None and wq != lq:
+            return None  # quoted or restyled apart on the two sides: the winner's, as written
+        style = wq if style is None else style
+        merged = merge_words([zt.encode()], [wt.encode()], [lt.encode()])
         if merged is None or merged[1]:
             return None
         text = b"".join(merged[0]).decode()
-        q = quotes.pop()
+        head, indent = (wh, wi) if wq == style else (lh, li)
+        if style in _BLOCK_STYLES:
+            out = [head, *(indent + ln for ln in text.splitlines(keepends=True))]
+            if not out[-1].endswith("\n"):
+                out[-1] += self.nl
+            if self.nl == "\r\n":
+                out = [ln if ln.endswith("\r\n") else ln[:-1] + "\r\n" for ln in out]
+            want = " ".join(text.split())
+            try:
+                value = safe_yaml(
+                    "".join(ln.lstrip(" ") if k == 0 else ln for k, ln in enumerate(out))
+                )
+            except Invalid:
+                return None
+            got = next(iter(value.values()), None) if isinstance(value, dict) else None
+            if not isinstance(got, str) or " ".join(got.split()) != want:
+                return None  # the block does not read back as the merged words
+            if style[0] == "|" and len(out) != 2:
+                return None  # a literal keeps its line breaks: one line only
+            return out
+        q = style
         try:
             if q:
                 if q in text or "\\" in text or _scalar(q + text + q) != text:
                     return None
-            elif _scalar(text) != text or ": " in text or " #" in text:
+            elif _scalar(text) != text or ": " in text or " #" in text or "\n" in text:
                 return None
         except Invalid:
             return None
-        return [heads[1] + q + text + q + self.nl]
+        return [head + q + text + q + self.nl]
 
     def _other(self) -> str:
         return "theirs" if self.win_side == "ours" else "ours"

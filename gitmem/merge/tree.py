@@ -114,8 +114,11 @@ def merge_trees(
     result = TreeMerge({})
     extras: dict[str, bytes] = {}
     base, ours, theirs = dict(base), dict(ours), dict(theirs)
+    reused = _carry_reused(repo, base, ours, theirs) + _carry_reused(repo, base, theirs, ours)
     moves = (_moves(repo, base, ours), _moves(repo, base, theirs))
-    renamed = _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
+    renamed = (
+        reused + _carry_renames(repo, base, ours, theirs) + _carry_renames(repo, base, theirs, ours)
+    )
     renamed += _follow_renames(repo, moves, base, ours, theirs)
     kept_modified: list[tuple[str, Mapping[str, str]]] = []  # modified beats deleted: which side
     sides: dict[str, tuple[tuple[_LazyFolder, dict[str, float]], ...]] = {}
@@ -243,6 +246,81 @@ def _carry_renames(
         other[target] = other.pop(old)  # merged 3-way against the base at the new name
         base[target] = base[old]
         out.append(f"{old} renamed to {target}: edits carried")
+    return out
+
+
+def _carry_reused(
+    repo: Objects, base: dict[str, str], side: dict[str, str], other: dict[str, str]
+) -> list[str]:
+    """A name `side` gave to another memory after moving its own away (`a.md` → `b.md`, then
+    `x.md` → `a.md`): at `a.md` the side holds `x`'s text, not an edit of `a`'s. `other`'s
+    versions follow the memories, not the names — its `a` to `b`, its `x` to `a` — and its
+    links and the base's with them (round 23: merged by name, `a`'s edit was spliced into
+    `x`'s text and `x`'s edit lost). Only where the side's `a.md` is more alike a file the
+    side deleted than `a`'s own text, and, if `other` edited `a`, was found at a new name; at
+    most a few files compared (`Likeness` bounds them). Returns the resolutions."""
+    gone = [p for p in sorted(base) if p not in side and _topic_path(p)]
+    if not gone:
+        return []  # nothing moved away: no name can have been given again
+    likeness = Likeness(repo)
+    changed = [
+        p
+        for p in sorted(base)
+        if _topic_path(p) and p in side and p in other and side[p] != base[p]
+    ]
+    if len(changed) * len(gone) > 100:
+        return []
+    new = [p for p in sorted(side) if p not in base and p not in other and _topic_path(p)]
+    moves: dict[str, str] = {}  # the base's links follow these
+    relink: dict[str, str] = {}  # and the other side's these (not where it renamed alike)
+    out: list[str] = []
+    for p in changed:
+        folder = p.rpartition("/")[0]
+        own = likeness.ratio(base[p], side[p])
+        if own is None or own >= 0.9:
+            continue  # its own memory, edited
+        was = [g for g in gone if g.rpartition("/")[0] == folder and g not in moves]
+        source = _most_similar(likeness, side[p], base, was)
+        if source is None or (likeness.ratio(side[p], base[source]) or 0.0) <= own:
+            continue  # more alike its own text than the file the side moved away
+        alike = source not in other and (likeness.ratio(other[p], base[source]) or 0.0) > (
+            likeness.ratio(other[p], base[p]) or 0.0
+        )
+        if alike:  # both gave the name again (a merge merged again with the side): `a` merged
+            # 3-way at its new name on both, its base `a`'s, links already the new ones
+            near = [
+                q for q in side if q not in base and q in other and q.rpartition("/")[0] == folder
+            ]
+            moved = _most_similar(likeness, base[p], side, sorted(near))
+            if moved is not None:
+                base[moved], moves[p] = base[p], moved
+            base[p], moves[source] = base[source], p
+            continue
+        if other[p] != base[p]:  # the other side edited `a`: it follows `a` where it went
+            near = [q for q in new if q.rpartition("/")[0] == folder]
+            moved = _most_similar(likeness, base[p], side, near)
+            if moved is None:
+                continue
+            new.remove(moved)
+            other[moved], base[moved] = other[p], base[p]
+            moves[p] = relink[p] = moved
+            out.append(f"{p} renamed to {moved}: edits carried")
+        base[p] = base[source]
+        if source in other:
+            other[p] = other.pop(source)
+        else:
+            del other[p]  # the other side deleted `x`: deleted at its new name
+        moves[source] = relink[source] = p
+        out.append(f"{source} renamed to {p} (a name given again): edits carried")
+    for files, by in ((base, moves), (other, relink)):
+        for path in sorted(files) if by else ():
+            if path.casefold().endswith(".md"):
+                data = repo.read_blob(files[path])
+                fixed, followed = retarget(data, path, by)
+                if fixed != data:
+                    files[path] = repo.write_blob(fixed)
+                    if files is other:
+                        out.append(f"{path}: links follow the rename {', '.join(sorted(followed))}")
     return out
 
 

@@ -470,11 +470,11 @@ NEIGHBOURS: dict[str, SweepCase] = {
 
 
 def test_two_numbered_steps_joined_vs_a_word_edited_keeps_the_word() -> None:
-    """Left, acceptable (docs/merge.md, round 22): steps joined are renumbered, so bullets
-    only; the edit wins the tie and the join is lost, told — no word is."""
+    """Round 22 left it acceptable (the edit won, the join was lost); round 23 merges steps
+    joined as bullets joined, renumbered: the join and the word (test_residue_23.py)."""
     base, joined = b"1. build\n2. test\n3. ship\n", b"1. build and test\n2. ship\n"
     edited = b"1. build\n2. test all\n3. ship\n"
-    assert merge_file(T, base, joined, edited).data == edited
+    assert merge_file(T, base, joined, edited).data == b"1. build and test all\n2. ship\n"
 
 
 @pytest.mark.parametrize("name", sorted(NEIGHBOURS))
