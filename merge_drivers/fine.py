@@ -29,12 +29,47 @@ Edit = tuple[int, int, list[int]]  # base range [i1, i2) replaced by these side 
 _ORDERED = re.compile(rb"^([ \t]*)(\d{1,9})([.)])(?=[ \t]|$)")
 _LEAD = re.compile(rb"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|(?=[\r\n]|$))")
 # a word: a run of non-space bytes; in the scripts written without spaces (CJK ideographs,
-# kana, their punctuation and full-width forms: U+3000-U+9FFF, U+FF00-U+FFEF; Thai) each
+# kana, their punctuation and full-width forms: U+3000-U+9FFF, U+FF00-U+FFFF; Thai) each
 # character is a word of its own, so two edits of one line of Chinese or Japanese are edits
-# of different words, as two edits of one English line are
-_NO_SPACES = rb"[\xe3-\xe9][\x80-\xbf]{2}|\xe0[\xb8\xb9][\x80-\xbf]|\xef[\xbc-\xbf][\x80-\xbf]"
+# of different words, as two edits of one English line are. The one definition: the index
+# merge reads text (`NO_SPACES`, a character class), this module bytes (derived from it)
+NO_SPACES_RANGES = ((0x0E00, 0x0E7F), (0x3000, 0x9FFF), (0xFF00, 0xFFFF))
+NO_SPACES = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in NO_SPACES_RANGES)
+
+
+def utf8_alternatives(lo: bytes, hi: bytes) -> bytes:
+    """A bytes pattern matching the UTF-8 encodings from `lo` to `hi` (of one length): the
+    same lead bytes recurse on the rest; else a partial first lead, whole middle ones, a
+    partial last."""
+    if len(lo) == 1:
+        return b"[" + re.escape(lo) + b"-" + re.escape(hi) + b"]"
+    if lo[0] == hi[0]:
+        return re.escape(lo[:1]) + b"(?:" + utf8_alternatives(lo[1:], hi[1:]) + b")"
+    n = len(lo) - 1
+    tail = b"[\x80-\xbf]" + (b"{%d}" % n if n > 1 else b"")
+    parts, first, last = [], lo[0], hi[0]
+    if lo[1:] != b"\x80" * n:
+        parts.append(re.escape(lo[:1]) + b"(?:" + utf8_alternatives(lo[1:], b"\xbf" * n) + b")")
+        first += 1
+    if hi[1:] != b"\xbf" * n:
+        parts.append(re.escape(hi[:1]) + b"(?:" + utf8_alternatives(b"\x80" * n, hi[1:]) + b")")
+        last -= 1
+    if first <= last:
+        parts.append(
+            b"[" + re.escape(bytes([first])) + b"-" + re.escape(bytes([last])) + b"]" + tail
+        )
+    return b"|".join(parts)
+
+
+_NO_SPACES = b"|".join(
+    utf8_alternatives(chr(lo).encode(), chr(hi).encode()) for lo, hi in NO_SPACES_RANGES
+)
 _WORD = re.compile(
-    _NO_SPACES + rb"|(?:(?!" + _NO_SPACES + rb")\S)+|\S"  # \S: a lone lead byte (not UTF-8)
+    b"(?:"
+    + _NO_SPACES
+    + b")|(?:(?!"
+    + _NO_SPACES
+    + rb")\S)+|\S"  # \S: a lone lead byte (not UTF-8)
 )
 _MAX_WORDS = 20_000
 # a word that ends a sentence (`pip.`, `done!`, `(see above).`, `。`, `！`, `？`)

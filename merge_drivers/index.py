@@ -57,6 +57,7 @@ from merge_drivers.archive import (
     spill,
     with_link,
 )
+from merge_drivers.fine import NO_SPACES
 from merge_drivers.indexdoc import (
     INLINE_CLOSE,
     INLINE_OPEN,
@@ -86,7 +87,6 @@ from merge_drivers.indexorder import (
     unkept_regroups,
 )
 from merge_drivers.indexpairs import (
-    NO_SPACES,
     block_kind,
     block_rewrites,
     heading_renames,

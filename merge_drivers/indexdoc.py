@@ -276,20 +276,29 @@ _INDENT = (" ", "\t")
 def soft_key(bullet: str) -> str:
     """A name that survives an edit of a plain bullet: its bold term (`**api.md** — …`) or its
     leading file name (`` `api.md`: … ``, `api.md — …`), else "" (keyed by its text)."""
-    s = bullet.lstrip()
-    term = ""
-    if s.startswith("**"):
-        end = s.find("**", 2)
-        term = s[2:end] if end > 2 else ""
-    else:
-        word = s.split(None, 1)[0] if s.split() else ""
-        word = word.rstrip(":,;").strip("`").rstrip(":,;")
-        if word.casefold().endswith(".md") and "/" not in word.strip("./"):
-            term = word
-    term = norm(term.strip("`").strip())
+    term = lead_term(bullet)[0]
     if not term:
         return ""
     return term.removeprefix("./") if term.endswith(".md") else f"**{term}**"
+
+
+def lead_term(bullet: str) -> tuple[str, str]:
+    """(the name a plain bullet starts with, what follows it): its bold term or its leading
+    file name, normalized, else ("", the bullet) — the one reading of every way an entry names
+    its file, for its key (`soft_key`) and its rename (`indexpairs.link_renames`)."""
+    s = bullet.lstrip()
+    term, rest = "", s
+    if s.startswith("**"):
+        end = s.find("**", 2)
+        term, rest = (s[2:end], s[end + 2 :]) if end > 2 else ("", s)
+    else:
+        parts = s.split(None, 1)
+        word = parts[0] if parts else ""
+        word = word.rstrip(":,;").strip("`").rstrip(":,;")
+        if word.casefold().endswith(".md") and "/" not in word.strip("./"):
+            term, rest = word, parts[1] if len(parts) > 1 else ""
+    term = norm(term.strip("`").strip())
+    return (term, rest) if term else ("", s)
 
 
 def _use_soft_keys(items: list[Item]) -> None:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from itertools import accumulate
 
+from merge_drivers.fine import NO_SPACES
 from merge_drivers.indexdoc import (
     PATH_SEP,
     START,
@@ -16,6 +17,7 @@ from merge_drivers.indexdoc import (
     first_line,
     form,
     heading_level,
+    lead_term,
     link_name,
     link_target,
     norm,
@@ -285,10 +287,9 @@ def _pair_kind(nd: Node, key: Key) -> str:
     return "bullet" if is_plain(key, nd) else ""
 
 
-# a word as `fine` reads one: in the scripts written without spaces (CJK, kana, full-width
-# forms, Thai) each character is a word, so a Chinese bullet with a phrase edited is that
+# a word as `fine` reads one (`fine.NO_SPACES`, its one definition): in the scripts written
+# without spaces each character is a word, so a Chinese bullet with a phrase edited is that
 # bullet edited, not another one (round 23: both versions were kept as two entries)
-NO_SPACES = "\u0e00-\u0e7f\u3000-\u9fff\uff00-\uffff"
 _WORD = re.compile(f"[{NO_SPACES}]|[^\\s{NO_SPACES}]+")
 
 
@@ -348,15 +349,16 @@ def _slots(keys: list[Key], common: set[Key]) -> dict[Key, tuple[Key, Key]]:
 
 def _title(text: str) -> str:
     """What names a linked entry through a rename of its file: its title — or, for an entry
-    keyed by the file it starts with (`- **api.md** — hook`, round 23), the words after the
-    name (a rename with the hook as it was), marked apart from any title."""
+    keyed by the file it starts with (`- **api.md** — hook`, `` - `api.md`: hook ``,
+    `- api.md — hook`: `lead_term`, round 23), the words after the name (a rename with the
+    hook as it was), marked apart from any title."""
     line = text.split("\n", 1)[0]
     start, mid = line.find("["), line.find("](")
     if 0 <= start < mid:
         return " ".join(line[start + 1 : mid].split()).casefold()
-    body = (bullet_body(line) or "").lstrip()
-    if body.startswith("**") and (end := body.find("**", 2)) > 2 and body[2:end].endswith(".md"):
-        rest = " ".join(body[end + 2 :].split())
+    term, rest = lead_term(bullet_body(line) or "")
+    if term.endswith(".md"):
+        rest = " ".join(rest.split())
         return "\0" + rest.casefold() if rest else ""
     return ""
 

@@ -171,6 +171,7 @@ def _with_group_default(parser: Parser, argv: list[str]) -> list[str]:
             next(rest, None)  # its value is no subcommand
         elif not word.startswith("-"):
             return argv  # a subcommand, or a word argparse names as none
+    parser.implied = default  # what the user did not type: errors name what they did
     return [*argv[: at + 1], default, *argv[at + 1 :]]
 
 

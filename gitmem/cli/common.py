@@ -93,6 +93,8 @@ WHOLE_WORD_ONLY = frozenset({"--force-key", "--no-verify"})
 class Parser(argparse.ArgumentParser):
     """argparse with gitmem's error shape: one line (what, where) plus a hint, exit 2."""
 
+    implied: str | None = None  # a group's default subcommand the user did not type
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         # argparse's default formatter imports shutil to ask the terminal's width
         kwargs.setdefault("formatter_class", HelpFormatter)
@@ -167,6 +169,9 @@ class Parser(argparse.ArgumentParser):
                 or (group.prog if group is not None else None)  # `gitmem key --json`: key's
                 or self.prog
             )
+            implied = getattr(self, "implied", None)
+            if group is not None and implied and prog == f"{group.prog} {implied}":
+                raise _not_the_groups(group, prog, extras, _what_command_takes(self, prog, extras))
             raise UsageError(
                 f"unrecognized arguments: {' '.join(extras)} ({prog})",
                 _extras_hint(prog, extras)
@@ -176,6 +181,32 @@ class Parser(argparse.ArgumentParser):
                 or f"see '{prog} --help'",
             )
         return parsed
+
+
+def _not_the_groups(
+    group: argparse.ArgumentParser, prog: str, extras: list[str], takes: str | None
+) -> UsageError:
+    """An argument given to a group alone (`gitmem hooks --user`), which runs its default
+    subcommand: refused in the name of what was typed, with the subcommands that take it
+    (round 23: "unrecognized arguments: --user (gitmem hooks status)", a command not typed)."""
+    names = group.get_default("group_names") or {}
+    given = {e.split("=", 1)[0] for e in extras if e.startswith("-")}
+    takers = [
+        f"{group.prog} {name}"
+        for name, sub in names.items()
+        if given
+        and isinstance(sub, argparse.ArgumentParser)
+        and given <= {o for a in sub._actions for o in a.option_strings}
+    ]
+    alone = f"{group.prog} alone runs {prog}"
+    hint = (
+        f"{' '.join(extras)} goes with a subcommand: {takers[0]} {' '.join(extras)}"
+        + (f" (or {', '.join(takers[1:])})" if takers[1:] else "")
+        + f"; {alone}"
+        if takers
+        else f"{alone}: {takes or f'see {prog!r} --help'}"
+    )
+    return UsageError(f"unrecognized arguments: {' '.join(extras)} ({group.prog})", hint)
 
 
 def before_command(argv: Sequence[str] | None) -> UsageError | None:

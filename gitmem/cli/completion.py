@@ -92,8 +92,20 @@ def values(parser: argparse.ArgumentParser) -> dict[str, list[str]]:
     return found
 
 
-def _words(parser: argparse.ArgumentParser) -> str:
-    names = list(subcommands(parser))
+HELP_WORD = "help"  # `gitmem help COMMAND` (cli._help_word): git's way to ask for a page
+
+
+def help_paths(parser: argparse.ArgumentParser) -> Iterator[tuple[tuple[str, ...], list[str]]]:
+    """What follows `help`: (("help",), every command), then (("help", group), its
+    subcommands) for each group — `gitmem help hooks install` is that page too."""
+    for path, p in commands(parser):
+        names = list(subcommands(p))
+        if names:
+            yield (HELP_WORD, *path), names
+
+
+def _words(parser: argparse.ArgumentParser, top: bool = False) -> str:
+    names = list(subcommands(parser)) + ([HELP_WORD] if top else [])
     for action in parser._actions:  # a positional with fixed choices: `completion SHELL`
         if not action.option_strings and action.choices and not names:
             names += [str(c) for c in action.choices]
@@ -108,8 +120,12 @@ def bash_script(parser: argparse.ArgumentParser) -> str:
     import shlex
 
     table = "\n".join(
-        f"    [{shlex.quote(' '.join(('gitmem', *path)))}]={shlex.quote(_words(p))}"
+        f"    [{shlex.quote(' '.join(('gitmem', *path)))}]={shlex.quote(_words(p, not path))}"
         for path, p in commands(parser)
+    )
+    table += "".join(
+        f"\n    [{shlex.quote(' '.join(('gitmem', *path)))}]={shlex.quote(' '.join(names))}"
+        for path, names in help_paths(parser)
     )
     # an option's fixed values, keyed by the command and the option: `gitmem sync --scope`
     table += "".join(
@@ -219,4 +235,12 @@ def fish_script(parser: argparse.ArgumentParser) -> str:
             lines.append(
                 f"complete -c gitmem -n {shlex.quote(cond)} {flags}{extra} -d {shlex.quote(help_text)}"
             )
+    lines.append(
+        "complete -c gitmem -n __fish_use_subcommand -a help -d 'show the manual of a command'"
+    )
+    for path, names in help_paths(parser):
+        cond = "; and ".join(f"__fish_seen_subcommand_from {w}" for w in path)
+        if len(path) == 1:  # after `help` alone: the commands, not once one is named
+            cond += f"; and not __fish_seen_subcommand_from {' '.join(names)}"
+        lines.append(f"complete -c gitmem -n {shlex.quote(cond)} -a {shlex.quote(' '.join(names))}")
     return "\n".join(lines) + "\n"

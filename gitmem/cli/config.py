@@ -54,6 +54,22 @@ def _said(args: argparse.Namespace, key: str, value: str | None, recorded: bool,
     return 0
 
 
+def _team_dir_confined(repo: Any, value: str) -> None:
+    """A team folder the scopes' confinement refuses (`/etc`, the home folder, the auto
+    folder, a link out) is refused here, by that one rule (project.scopes.confine), before
+    anything is written: status and sync would refuse it at every run (round 23)."""
+    from gitmem.errors import UsageError
+    from gitmem.project.scopes import open_project
+
+    team = next(s for s in open_project(repo, team_dir=value).scopes if s.name == "team")
+    if team.refused:
+        why = team.note.split("; chosen by", 1)[0].removeprefix(f"refused {team.path}: ")
+        raise UsageError(
+            f"gitmem config: teamDir {value!r} is refused: {why}",
+            "name a folder of this project's own (gitmem config teamDir PATH); nothing was set",
+        )
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -100,7 +116,11 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(
                 refused, "give the value the secret scan named (sha256:…) or path:GLOB"
             )
-    elif key != "gitmem.teamDir" and value.lower() not in (
+    elif key == "gitmem.teamDir":
+        if not value:
+            raise UsageError(refused, "name a folder (gitmem config teamDir PATH), or --unset it")
+        _team_dir_confined(repo, value)
+    elif value.lower() not in (
         "true",
         "false",
         "yes",

@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "validate",
         "check memory refs for unsafe names, bad YAML, secrets and broken links (for CI)",
         "Check memory refs against gitmem's policy (the rules every push and pull applies).\n"
-        "Exit 0: clean; 1: an error (or, with --strict, a warning); 2: usage or unreadable input;\n"
+        "Exit 0: clean, or no memory ref to check (a remote's, a repository's without remotes);\n"
+        "1: an error (or, with --strict, a warning); 2: usage or unreadable input (a clone with\n"
+        "none of its own: they may be on its remote, --remote checks them);\n"
         "3: a remote (--remote) that cannot be reached.\n"
         "gitmem validate --codes lists the codes (GM101…) and what each means.",
     )
@@ -38,8 +40,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
     p.add_argument(
         "--all",
         action="store_true",
-        help="every memory ref, none included: a CI gate passes before the first sync "
-        "(without it, no memory ref is an error)",
+        help="every memory ref, as no REF says: none on a remote (--remote) or in a repository "
+        "without remotes is nothing to check (exit 0), so a CI gate passes before the first sync",
     )
     p.add_argument("--format", choices=FORMATS, default="text", help="output format")
     p.add_argument(

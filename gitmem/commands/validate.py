@@ -105,8 +105,9 @@ class ValidateOptions:
     history: bool = False  # every commit of each ref, not only what --base leaves out
     timeout: float | None = 120.0
     files: Sequence[str] = ()  # memory files on disk (pre-commit), checked instead of refs
-    every: bool = False  # --all: every memory ref there is, none included (a CI gate that runs
-    # before the first sync passes); without it, finding no memory ref is an error (exit 2)
+    every: bool = False  # --all: every memory ref there is, as no REF says (round 23: one
+    # answer for none — exit 0 where there is none to check, a remote's or a repository's
+    # without remotes; exit 2 in a clone whose refs may all be on its remote)
 
 
 @dataclass(frozen=True)
@@ -235,7 +236,11 @@ def _local_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str
         # and where gitmem.refPrefix keeps them (a server of branch-only memory sets it too)
         prefixes = dict.fromkeys((GITMEM_REFS, ref_prefix(repo)))
         found = sorted({n: c for p in prefixes for n, c in repo.refs(p).items()}.items())
-        if not found and not options.every:
+        # none, and none anywhere gitmem can tell (no remote): nothing to check, exit 0; with a
+        # remote they may be there (a CI checkout fetches no refs/gitmem/*): passing would
+        # check nothing, so exit 2 names --remote. One answer, --all or not (round 23: --all
+        # passed a checkout whose memory was all on origin, unchecked)
+        if not found and repo.remotes():
             raise UsageError(
                 f"no memory refs ({', '.join(p + '*' for p in prefixes)}) in {repo.git_dir}",
                 _where_they_are(repo),
@@ -360,8 +365,8 @@ def _remote_targets(
                 f"{remote} keeps memory under {BRANCH_LAYOUT}: "
                 f"git config gitmem.refPrefix {BRANCH_LAYOUT}, then retry"
             )
-        elif options.every and not missing:
-            return [], flood  # --all of a remote no one has synced to yet: nothing to check
+        elif not missing:
+            return [], flood  # a remote no one has synced to yet: nothing to check
         raise UsageError(f"{remote} has no {', '.join(missing) or prefix + '*'}", hint)
     return targets, flood
 

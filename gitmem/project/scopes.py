@@ -482,7 +482,14 @@ def work_tree(repo: Store, root: Path) -> Path:
     return root
 
 
-def open_project(repo: Store, remote: str | None = None, memory_dir: str | None = None) -> Project:
+def open_project(
+    repo: Store,
+    remote: str | None = None,
+    memory_dir: str | None = None,
+    team_dir: str | None = None,
+) -> Project:
+    """The project `repo` holds, its scopes confined. `team_dir`: a gitmem.teamDir about to be
+    set (`gitmem config teamDir`), judged by the same rule as the one in effect."""
     root = canonical_root(repo.toplevel, repo.git_dir, repo.common_dir, repo.started_in).resolve()
     tree = work_tree(repo, root)
     remote_name = choose_remote(repo, remote)
@@ -494,7 +501,7 @@ def open_project(repo: Store, remote: str | None = None, memory_dir: str | None 
         _given_folder(auto)
     else:
         auto, origin = auto_memory_location(root, tree=tree)
-    team_setting = repo.config_get("gitmem.teamDir")
+    team_setting = team_dir if team_dir is not None else repo.config_get("gitmem.teamDir")
     chosen = {"auto": chosen_by(origin), "agents": FIXED, "local": FIXED}
     chosen["team"] = (
         (

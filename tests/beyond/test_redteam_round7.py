@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.gitmem.test_confinement import team_dir_set
 from tests.support.teammates import Shared
 from tests.support.world import REPO_ROOT, World, write_files
 
@@ -534,7 +535,7 @@ def test_memory_is_never_written_into_another_repositorys_working_tree(
         state = {"projects": {str(b.resolve()): {"hasTrustDialogAccepted": True}}}
         (world.home / ".claude.json").write_text(json.dumps(state))
     else:
-        world.ok("-C", str(b), "config", "teamDir", str(other / "team"))
+        team_dir_set(world, b, str(other / "team"))  # refused by config too (round 23)
     run = world.gitmem("-C", str(b), "sync")
     assert "Traceback" not in run.err, run.err
     assert "working tree of another repository" in run.err, run.err

@@ -40,7 +40,7 @@ def bash_script(world: World, tmp_path: Path) -> Path:
 
 def test_bash_completes_every_command_of_the_parser(bash_script: Path) -> None:
     parser = build_parser()
-    assert complete(bash_script, "gitmem", "") == list(subcommands(parser))
+    assert complete(bash_script, "gitmem", "") == [*subcommands(parser), "help"]
     assert complete(bash_script, "gitmem", "-C", "/tmp", "sy") == ["sync"]
     assert complete(bash_script, "git", "gitmem", "doc") == ["doctor"]
     assert complete(bash_script, "gitmem", "drivers", "") == ["install", "uninstall", "status"]

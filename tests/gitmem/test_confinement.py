@@ -333,13 +333,26 @@ def test_a_committed_auto_memory_directory_never_shares_or_steals_memory(
     assert folder_bytes(other)["plans.md"] == f"{OTHER}\n".encode()
 
 
+def team_dir_set(world: World, clone: Path, value: str) -> None:
+    """gitmem.teamDir = `value` as the user's word: `gitmem config`, or, for a folder it
+    refuses (round 23: by the scopes' own rule, when it is set), the global git config — a
+    user can still put it there, and sync must refuse it too."""
+    run = world.gitmem("-C", str(clone), "config", "teamDir", value)
+    if run.code == 0:
+        world.git("config", "--global", "--unset-all", "gitmem.teamDir", check=False)
+        return
+    assert run.code == 2 and "is refused" in run.err, run
+    world.git("config", "--unset-all", "gitmem.teamDir", cwd=clone, check=False)
+    world.git("config", "--global", "gitmem.teamDir", value)
+
+
 def test_team_dir_in_another_scope_or_project_is_refused_and_the_rest_syncs(world: World) -> None:
     other = other_project(world)
     clone = world.clone("a")
     write_files(world.scope_path(clone), {"MEMORY.md": f"- {PERSONAL}\n"})
     write_files(clone / ".claude" / "agent-memory" / "reviewer", {"MEMORY.md": "- r\n"})
     for team in (str(other), str(world.scope_path(clone)), ".claude/agent-memory-local/t"):
-        world.ok("-C", str(clone), "config", "teamDir", team)
+        team_dir_set(world, clone, team)
         run = world.gitmem("-C", str(clone), "sync")
         assert run.code == 0, run.err
         line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
@@ -625,8 +638,9 @@ def test_no_layout_publishes_personal_or_foreign_memory_through_the_cli(
     trust(world, clone, spelled(auto))
     if team is None:
         world.git("config", "--unset-all", "gitmem.teamDir", cwd=clone, check=False)
+        world.git("config", "--global", "--unset-all", "gitmem.teamDir", check=False)
     else:
-        world.ok("-C", str(clone), "config", "teamDir", spelled(team))
+        team_dir_set(world, clone, spelled(team))
     write_files(world.scope_path(clone), {f"p-{spelling}.md": f"{PERSONAL}\n"})
     run = world.gitmem("-C", str(clone), "sync")
     status = json.loads(world.ok("-C", str(clone), "status", "--json"))
