@@ -252,10 +252,10 @@ def _leads(
     """The blank lines under each heading, taken off the first item of its section (round
     20): they are the heading's layout, not that item's, so a section whose first item is
     deleted, or has a new one written above it, keeps one blank line under its heading. With
-    the headings whose first item is something else (a paragraph, a linked entry): there the
-    blank lines stay the item's."""
+    the headings that have a say on them: those it holds, but not above another kind of item
+    (a paragraph, a linked entry), whose blank lines stay the item's."""
     out: dict[Key, Node] = {}
-    other: set[Key] = set()
+    say: set[Key] = set()
     head: Key | None = None
     seen: set[Key] = set()
     for it in z.items:
@@ -264,13 +264,15 @@ def _leads(
         seen.add(key)
         if it.kind == "head":
             head = key if first else None
+            if first:
+                say.add(key)
             continue
-        if head is not None and first and _listed(it.kind, it.text) and key in nodes:
+        if head is not None and first and _lifts(it.kind, it.text) and key in nodes:
             out[head] = nodes[key]
         elif head is not None:
-            other.add(head)
+            say.discard(head)
         head = None
-    return out, other
+    return out, say
 
 
 def _lift_leads(
@@ -278,11 +280,11 @@ def _lift_leads(
 ) -> dict[str, dict[Key, str]]:
     """The blank lines under each heading the base holds above a list, lifted off the first
     entry of its section (`_leads`) when no side has another kind of item first there: the
-    heading's, merged apart from the entries. A side with nothing under the heading (or
-    without it) has no say (round 23: else a blank line a side's deleted heading left was the
-    heading's or an entry's by merge order)."""
+    heading's, merged apart from the entries. A side that holds the heading with nothing
+    under it has no say (round 23: else a blank line was the heading's or a moved bullet's by
+    merge order); a side without the heading keeps the blank lines with the entries."""
     leads = {name: f[0] for name, f in found.items()}
-    common = set(leads["base"]).difference(*(f[1] for f in found.values()))
+    common = set(leads["base"]).intersection(*(f[1] for f in found.values()))
     out: dict[str, dict[Key, str]] = {}
     for name, firsts in leads.items():
         out[name] = {}
@@ -291,6 +293,14 @@ def _lift_leads(
                 lifted[nd] = out[name][head] = nd.gap
                 nd.gap = ""
     return out
+
+
+def _lifts(kind: str, text: str) -> bool:
+    """Whether an item is a step (`1.`, `1)`) whose marker starts its line: the lists whose
+    blank lines under the heading `_leads` lifts (plain bullets too raised three-replica
+    divergence with moved bullets and deleted headings, round 23: docs/merge.md)."""
+    line = first_line(text)
+    return kind == "entry" and bullet_body(line, 0) is not None and bool(_steps(line))
 
 
 def _listed(kind: str, text: str) -> bool:
@@ -328,8 +338,8 @@ def _lead_gaps(
             continue
         if unled and any(h in lifted for h in (base.get(k), *(h for _, h in chosen[k].holders))):
             _unlift(chosen[k], base.get(k), lifted)
-        unled = unled or (head is not None and not _listed(nd.kind, nd.text))
-        if head is not None and _listed(nd.kind, nd.text):
+        unled = unled or (head is not None and not _lifts(nd.kind, nd.text))
+        if head is not None and _lifts(nd.kind, nd.text):
             b, o, t = (leads[n].get(head) for n in ("base", "ours", "theirs"))
             o, t = (b if o is None else o), (b if t is None else t)
             o, t = (t if o is None else o), (o if t is None else t)
@@ -339,6 +349,29 @@ def _lead_gaps(
                 led[head] = k
         head = None
     return led
+
+
+def _one_gap_on_top(order: list[Key], chosen: dict[Key, _Chosen], bn: dict[Key, Node]) -> None:
+    """New plain bullets right under a base heading (on top of its section, `canonical_order`):
+    each was written with the blank lines under the heading, which are the heading's, so the
+    first of them holds them and the others none (round 23: several machines writing on top
+    gave one blank line each) — a function of the run, whichever merge put it together."""
+    run: list[Key] = []
+    opened = False
+    for k in [*order, START]:
+        nd = chosen[k].node if k in chosen else None
+        if nd is not None and k not in bn and nd.kind == "entry" and _listed(nd.kind, nd.text):
+            if opened:
+                run.append(k)
+            continue
+        if len(run) > 1:
+            gap = max((chosen[r].node.gap for r in run), key=lambda g: (len(g), g))
+            for i, r in enumerate(run):
+                c = chosen[r].node
+                if i == 0 or c.gap == gap:
+                    chosen[r].node = Node(c.kind, c.text, gap if i == 0 else "", c.target, c.anchor)
+        run = []
+        opened = nd is not None and nd.kind == "head" and k in bn
 
 
 def _unlift(c: _Chosen, b: Node | None, lifted: dict[Node, str]) -> None:
@@ -639,6 +672,7 @@ def merge_index(
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
     led = _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
+    _one_gap_on_top(order, chosen, bn)
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -900,9 +934,10 @@ def _written_on_top(
     also at its end). Either side that wrote an item there is enough (merged again, a result
     that put it on top says so too)."""
     tops: dict[Key, set[Key]] = {}
-    sections: dict[Key, set[Key]] = {}  # base heading -> the base items under it
+    sections: dict[Key, set[Key]] = {}  # base heading -> the base entries under it
     for k, b in bn.items():
-        sections.setdefault(b.anchor, set()).add(k)
+        if b.kind == "entry":  # a block a side read into an entry's lines is not deleted
+            sections.setdefault(b.anchor, set()).add(k)
     for order, nodes in sides:
         run: list[Key] = []  # new linked entries right under a base heading
         above: list[Key] = []  # those of them right above a base linked entry
@@ -915,7 +950,7 @@ def _written_on_top(
             if key != START and nd is None:
                 continue
             if (nd is None or nd.kind == "head") and above and head is not None:
-                # the section's base items this side deleted, or archived with no record of
+                # the section's base entries this side deleted, or archived with no record of
                 # where they stood, stood above nothing it wrote: written over too, so a merge
                 # that took their deletion or archiving first reads the same top as one where
                 # another side kept them (round 23)
