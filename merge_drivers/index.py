@@ -305,8 +305,8 @@ def _lifts(kind: str, text: str) -> bool:
 
 def _listed(kind: str, text: str) -> bool:
     """Whether an item is a step (`1.`, `1)`) or a plain bullet (`-`, `*`, `+`, no link: round
-    22) whose marker starts its line: the lists `_leads` and `_written_on_top` read (a linked
-    entry's blank lines stay its own, docs/merge.md)."""
+    22) whose marker starts its line: the lists `_written_on_top` and `_one_gap_on_top` read
+    (a linked entry's blank lines stay its own; `_leads` lifts steps only, `_lifts`)."""
     line = first_line(text)
     body = bullet_body(line, 0)
     if kind != "entry" or body is None:
