@@ -248,11 +248,16 @@ def _rehome(order: list[Key], nodes: dict[Key, Node]) -> list[Key]:
     return out
 
 
-def _leads(z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]) -> dict[Key, Node]:
+def _leads(
+    z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]
+) -> tuple[dict[Key, Node], set[Key]]:
     """The blank lines under each heading, taken off the first item of its section (round
     20): they are the heading's layout, not that item's, so a section whose first item is
-    deleted, or has a new one written above it, keeps one blank line under its heading."""
+    deleted, or has a new one written above it, keeps one blank line under its heading. With
+    the headings that have a say on them: those it holds, but not above another kind of item
+    (a paragraph, a linked entry), whose blank lines stay the item's."""
     out: dict[Key, Node] = {}
+    say: set[Key] = set()
     head: Key | None = None
     seen: set[Key] = set()
     for it in z.items:
@@ -261,36 +266,54 @@ def _leads(z: Index, nodes: dict[Key, Node], rename: dict[Key, Key]) -> dict[Key
         seen.add(key)
         if it.kind == "head":
             head = key if first else None
+            if first:
+                say.add(key)
             continue
-        if head is not None and first and _listed(it.kind, it.text) and key in nodes:
+        if head is not None and first and _lifts(it.kind, it.text) and key in nodes:
             out[head] = nodes[key]
+        elif head is not None:
+            say.discard(head)
         head = None
-    return out
+    return out, say
 
 
 def _lift_leads(
-    leads: dict[str, dict[Key, Node]], views: dict[str, dict[Key, Node]]
+    found: dict[str, tuple[dict[Key, Node], set[Key]]], lifted: dict[Node, str]
 ) -> dict[str, dict[Key, str]]:
-    """The blank lines under each heading base, ours and theirs all hold, lifted off the first
-    entry of its section (`_leads`): the heading's, merged apart from the entries."""
-    common = set(leads["base"]).intersection(leads["ours"], leads["theirs"])
+    """The blank lines under each heading the base holds above a list, lifted off the first
+    entry of its section (`_leads`) when no side has another kind of item first there: the
+    heading's, merged apart from the entries. A side that holds the heading with nothing
+    under it has no say (round 23: else a blank line was the heading's or a moved bullet's by
+    merge order); a side without the heading keeps the blank lines with the entries."""
+    leads = {name: f[0] for name, f in found.items()}
+    common = set(leads["base"]).intersection(*(f[1] for f in found.values()))
     out: dict[str, dict[Key, str]] = {}
     for name, firsts in leads.items():
         out[name] = {}
         for head, nd in firsts.items():
             if head in common:
-                out[name][head], nd.gap = nd.gap, ""
+                lifted[nd] = out[name][head] = nd.gap
+                nd.gap = ""
     return out
 
 
+def _lifts(kind: str, text: str) -> bool:
+    """Whether an item is a step (`1.`, `1)`) whose marker starts its line: the lists whose
+    blank lines under the heading `_leads` lifts (plain bullets too raised three-replica
+    divergence with moved bullets and deleted headings, round 23: docs/merge.md)."""
+    line = first_line(text)
+    return kind == "entry" and bullet_body(line, 0) is not None and bool(_steps(line))
+
+
 def _listed(kind: str, text: str) -> bool:
-    """Whether an item is a step (`1.`, `1)`) whose marker starts its line: the numbered lists
-    `_leads` and `_written_on_top` read (the bullets' rules are pinned by the merge laws)."""
-    return (
-        kind == "entry"
-        and bullet_body(first_line(text), 0) is not None
-        and bool(_steps(first_line(text)))
-    )
+    """Whether an item is a step (`1.`, `1)`) or a plain bullet (`-`, `*`, `+`, no link: round
+    22) whose marker starts its line: the lists `_written_on_top` and `_one_gap_on_top` read
+    (a linked entry's blank lines stay its own; `_leads` lifts steps only, `_lifts`)."""
+    line = first_line(text)
+    body = bullet_body(line, 0)
+    if kind != "entry" or body is None:
+        return False
+    return bool(_steps(line)) or link_target(body) is None
 
 
 def _lead_gaps(
@@ -298,25 +321,71 @@ def _lead_gaps(
     chosen: dict[Key, _Chosen],
     leads: dict[str, dict[Key, str]],
     spilled: AbstractSet[Key],
-) -> None:
+    lifted: dict[Node, str],
+    base: dict[Key, Node],
+) -> dict[Key, Key]:
     """The first item of each section takes the blank lines under its heading, merged 3-way
-    (a side with nothing under the heading has no say)."""
+    (a side with nothing under the heading has no say). A section whose first item is no list
+    entry (a block a side wrote above the list) leaves the blank lines with the entries they
+    were lifted off (round 22)."""
     head: Key | None = None
+    unled = False  # the section's first item took no blank lines
+    led: dict[Key, Key] = {}  # heading -> the item that took its blank lines
     for k in order:
         if k in spilled:
             continue
         nd = chosen[k].node
         if nd.kind == "head":
-            head = k
+            head, unled = k, False
             continue
-        if head is not None and _listed(nd.kind, nd.text):
+        if unled and any(h in lifted for h in (base.get(k), *(h for _, h in chosen[k].holders))):
+            _unlift(chosen[k], base.get(k), lifted)
+        unled = unled or (head is not None and not _lifts(nd.kind, nd.text))
+        if head is not None and _lifts(nd.kind, nd.text):
             b, o, t = (leads[n].get(head) for n in ("base", "ours", "theirs"))
             o, t = (b if o is None else o), (b if t is None else t)
             o, t = (t if o is None else o), (o if t is None else t)
             if o is not None and t is not None:
                 gap = _merge_gap(b, o, t)
                 chosen[k].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
+                led[head] = k
         head = None
+    return led
+
+
+def _one_gap_on_top(order: list[Key], chosen: dict[Key, _Chosen], bn: dict[Key, Node]) -> None:
+    """New plain bullets right under a base heading (on top of its section, `canonical_order`):
+    each was written with the blank lines under the heading, which are the heading's, so the
+    first of them holds them and the others none (round 23: several machines writing on top
+    gave one blank line each) — a function of the run, whichever merge put it together."""
+    run: list[Key] = []
+    opened = False
+    for k in [*order, START]:
+        nd = chosen[k].node if k in chosen else None
+        if nd is not None and k not in bn and nd.kind == "entry" and _listed(nd.kind, nd.text):
+            if opened:
+                run.append(k)
+            continue
+        if len(run) > 1:
+            gap = max((chosen[r].node.gap for r in run), key=lambda g: (len(g), g))
+            for i, r in enumerate(run):
+                c = chosen[r].node
+                if i == 0 or c.gap == gap:
+                    chosen[r].node = Node(c.kind, c.text, gap if i == 0 else "", c.target, c.anchor)
+        run = []
+        opened = nd is not None and nd.kind == "head" and k in bn
+
+
+def _unlift(c: _Chosen, b: Node | None, lifted: dict[Node, str]) -> None:
+    """An entry whose blank lines went to its heading (`_lift_leads`), below a block in the
+    result: its own blank lines back, merged 3-way."""
+    gaps = {s.name: lifted.get(nd, nd.gap) for s, nd in c.holders}
+    o, t = gaps.get("ours"), gaps.get("theirs")
+    bg = None if b is None else lifted.get(b, b.gap)
+    o, t = (t if o is None else o), (o if t is None else t)
+    if o is not None and t is not None:
+        nd = c.node
+        c.node = Node(nd.kind, nd.text, _merge_gap(bg, o, t), nd.target, nd.anchor)
 
 
 def _merge_gap(b: str | None, o: str, t: str) -> str:
@@ -414,7 +483,8 @@ def merge_index(
             for k in set(retitled) | set(respelt)
         }
         side.nodes = {respelt.get(k, k): nd for k, nd in side.nodes.items()}
-    leads = _lift_leads(firsts, {"base": bn, so.name: so.nodes, st.name: st.nodes})
+    lifted: dict[Node, str] = {}  # the first entries whose blank lines went to their heading
+    leads = _lift_leads(firsts, lifted)
     base_order = _base_order(zb, bn)
     once = _said_once(zb)  # what a side can be seen to move (issue 24, moves)
     said = {s.name: _said_once(z) if once else frozenset() for s, z in ((so, zo), (st, zt))}
@@ -603,7 +673,8 @@ def merge_index(
     for key, gap in gaps.items():
         nd = chosen[key].node
         nodes[key] = chosen[key].node = Node(nd.kind, nd.text, gap, nd.target, nd.anchor)
-    _lead_gaps(order, chosen, leads, frozenset())
+    led = _lead_gaps(order, chosen, leads, frozenset(), lifted, bn)
+    _one_gap_on_top(order, chosen, bn)
     nodes.update((k, c.node) for k, c in chosen.items())
     tail = _merge_gap(zb.tail, zo.tail, zt.tail)
     eol = zo.eol if zo.eol == zt.eol else (zo.eol if zb.eol == zt.eol else zt.eol)
@@ -611,13 +682,20 @@ def merge_index(
     if caps:
         before = {(k[0], k[2]) if k[3] == 0 else _ident(k) for k in bn}
         value = _archive_value(order, chosen, before, (so, st))
-        spilled = spill(order, nodes, value)
+        # measured with the blank lines under a heading on the heading: archiving the entry
+        # that holds them passes them to the next (`_lead_gaps`), it frees no line
+        measured = dict(nodes)
+        for h, k in led.items():
+            hd, nd = nodes[h], nodes[k]
+            measured[h] = Node(hd.kind, hd.text, hd.gap + nd.gap, hd.target, hd.anchor)
+            measured[k] = Node(nd.kind, nd.text, "", nd.target, nd.anchor)
+        spilled = spill(order, measured, value)
     for key, nd in _restyled_entries(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     for key, nd in _numbered_on(order, nodes, bn).items():
         nodes[key] = chosen[key].node = nd
     if spilled:  # a section's first item archived: the next one is first
-        _lead_gaps(order, chosen, leads, spilled)
+        _lead_gaps(order, chosen, leads, spilled, lifted, bn)
     nodes.update((k, c.node) for k, c in chosen.items())
     live = [chosen[k].node for k in order if k not in spilled]
     if spilled:
@@ -858,15 +936,29 @@ def _written_on_top(
     also at its end). Either side that wrote an item there is enough (merged again, a result
     that put it on top says so too)."""
     tops: dict[Key, set[Key]] = {}
+    sections: dict[Key, set[Key]] = {}  # base heading -> the base entries under it
+    for k, b in bn.items():
+        if b.kind == "entry":  # a block a side read into an entry's lines is not deleted
+            sections.setdefault(b.anchor, set()).add(k)
     for order, nodes in sides:
         run: list[Key] = []  # new linked entries right under a base heading
         above: list[Key] = []  # those of them right above a base linked entry
         followers: set[Key] = set()  # the base linked entries of the section after them
         opened = False  # under a base heading, no base item of its section seen yet
+        head: Key | None = None
+        written = set(order)
         for key in [*order, START]:
             nd = nodes.get(key)
             if key != START and nd is None:
                 continue
+            if (nd is None or nd.kind == "head") and above and head is not None:
+                # the section's base entries this side deleted, or archived with no record of
+                # where they stood, stood above nothing it wrote: written over too, so a merge
+                # that took their deletion or archiving first reads the same top as one where
+                # another side kept them (round 23)
+                followers |= sections.get(head, set()) - written
+            if nd is not None and nd.kind == "head":
+                head = key
             linked = nd is not None and nd.kind == "entry" and bool(nd.target)
             if once is not None and nd is not None and not linked and _listed(nd.kind, nd.text):
                 linked = key not in bn or key in once  # round 20: plain steps too

@@ -136,6 +136,14 @@ def dated_headings_descend(was: list[Node]) -> bool:
     return len(days) >= SORTED_MIN_DATED and _direction(days) == (False, True)
 
 
+def _newest_first(top: list[Key], held: list[Key], nodes: dict[Key, Node]) -> bool:
+    """New dated lines written on top of a section whose first line is an older dated line
+    (a log of one line says no direction, round 22): the log is written newest first."""
+    first = sort_word(nodes[held[0]].text)
+    days = [sort_word(nodes[k].text) for k in top]
+    return _date(first) and all(_date(d) and d >= first for d in days)
+
+
 def still_sorted(base: list[Key], nodes: dict[Key, Node], way: tuple[bool, bool]) -> bool:
     """Whether the base kept a section sorted (`way`) and what is left of it still is: its new
     entries then go to their sorted place (`in_sorted_place`), wherever a side wrote them."""
@@ -306,12 +314,10 @@ def canonical_order(
         # else on top what was written there (the sorted test above, like this one, reads
         # the result and the base only: every merge order decides alike)
         on_top = tops or {}
-        top = [
-            k
-            for k in new
-            if held and nodes[k].anchor == root and any(f in nodes for f in on_top.get(k, ()))
-        ]
+        top = [k for k in new if held and nodes[k].anchor == root and held[0] in on_top.get(k, ())]
         rest = [k for k in new if k not in top]
+        if top and _newest_first(top, held, nodes):  # lines on top of a log: latest first
+            top.sort(key=lambda k: sort_word(nodes[k].text), reverse=True)
         # a new entry written between two entries no side changed goes right after the first
         # (siblings by key); after the section's last item it is at the end, with the rest
         inner = set(held[:-1])

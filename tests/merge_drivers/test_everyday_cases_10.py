@@ -143,9 +143,9 @@ case(
     [
         "in DashboardEngine\n- Python package renamed too\n\n## Key",
         "XLim callbacks\n- `LinkGroup` syncs zoom\n\n### FastPlotFigure",
-        # acceptable: the bullet written at the subsection's top lands at its end (placement)
-        "### FastPlotFigure\n- `tile(n)`",
-        "for tile n\n- `setTileSpan(n, [r c])` — tile spanning\n- STALE name for `FastPlotGrid`\n",
+        # round 23: the bullet written at the subsection's top stays there (was: its end)
+        "### FastPlotFigure\n- STALE name for `FastPlotGrid`\n- `tile(n)`",
+        "for tile n\n- `setTileSpan(n, [r c])` — tile spanning\n",
     ],
 )
 

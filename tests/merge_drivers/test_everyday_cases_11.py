@@ -112,10 +112,10 @@ case(
         ),
         BX.replace("- snapshots in `tests/snap`", "- snapshots in `tests/snapshots`"),
     ],
-    [  # acceptable: round 19 puts `wiki` where it was put (after `first`), `use nightly`
-        # (under the heading: no predecessor) still at its new section's end
+    [  # round 19 puts `wiki` where it was put (after `first`), round 23 `use nightly`
+        # where it was put too: on top of its new section (was: its end)
         "first\n- wiki\n- [Release flow]",
-        "## Links\n- board\n- use nightly\n",
+        "## Links\n- use nightly\n- board\n",
         "- snapshots in `tests/snapshots`\n",
     ],
 )
