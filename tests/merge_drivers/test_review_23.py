@@ -41,3 +41,18 @@ def test_a_bold_name_entry_renamed_with_its_hook_edited_still_pairs() -> None:
     theirs = base.replace("deployed", "deployed to staging")
     got = merge_file(I, base.encode(), ours.encode(), theirs.encode()).data or b""
     assert got.decode() == ours.replace("deployed", "deployed to staging")
+
+
+def test_a_memory_s_name_is_read_by_one_helper_for_the_tree_merge_and_record() -> None:
+    """Review 23: the tree merge's rename and `record` each parsed `name:` in a copy of their
+    own; one helper now, reading `"a"` and `a` as one name and unsafe YAML as none."""
+    from gitmem.merge.tree import _front_name
+    from gitmem.recall import record
+    from merge_drivers.frontmatter import name_value
+
+    quoted, plain = '---\nname: "Deploy steps"\n---\nbody\n', "---\nname: Deploy steps\n---\n"
+    assert name_value(quoted) == name_value(plain) == "Deploy steps"
+    assert name_value("no frontmatter\n") is None
+    assert name_value("---\nname: !!python/object:os.system x\n---\n") is None
+    assert _front_name(quoted.encode()) == record._front_name(plain.encode()) == "Deploy steps"
+    assert _front_name(b"---\nname: \xff\n---\n") is None  # not UTF-8: no name to compare
