@@ -240,10 +240,12 @@ def _moved_to_hub(project: Project, result: SyncResult, left: str | None) -> Non
     r = result.refs.get(project.user_ref)
     if left is None or r is None or not r.pushed:
         return
+    from gitmem.core.sanitize import command_word
+
     r.notes.append(
         f"your personal memory of this project goes to the hub now (gitmem.hub); the copy "
         f"pushed to {project.remote} before stays there: once every machine of yours has the "
-        f"hub, git push {project.remote} :{left} deletes it"
+        f"hub, git push {command_word(project.remote or '')} :{left} deletes it"
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from gitmem.core.fileread import utf8_fix
 from gitmem.core.limits import MAX_BLOB_BYTES
+from gitmem.core.sanitize import command_word
 from gitmem.errors import GitmemError
 from gitmem.privacy.layout import NO_KEY_STEP, NOT_GRANTED, grant_step
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
@@ -219,7 +220,9 @@ def _moved(project: Project, checkup: Checkup) -> None:
             continue
         if not any(ours.knows(k) for k in (there.key, *there.aliases)):
             continue  # another project's memory: the sync refuses it and says so
-        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        option = (
+            f" --remote {command_word(project.remote or '')}" if project.remote != "origin" else ""
+        )
         checkup.add(
             "moved",
             ADVICE,
@@ -323,7 +326,7 @@ def _remote(project: Project, checkup: Checkup, offline: bool) -> None:
                 f"{ref} is synced through the hub (gitmem.hub); a copy from before stays on "
                 f"{project.remote}, no longer synced: delete it there once every machine of "
                 "yours has gitmem.hub",
-                f"git push {project.remote} :{left}",
+                f"git push {command_word(project.remote or '')} :{left}",
             )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from gitmem.core.sanitize import shown_url
+from gitmem.core.sanitize import command_word, shown_url
 from gitmem.errors import EXIT_FINDINGS, UsageError
 from gitmem.gitstore.store import Store
 from gitmem.policy.rules import (
@@ -349,7 +349,10 @@ def _remote_targets(
         label = remote if where == remote else "hub"
         targets += [(f"{label}/{name}", oid) for name, oid in sorted(found.items())]
     if missing or not targets:
-        hint = f"check the ref name (git ls-remote {remote} '{prefix}*' lists them)"
+        hint = (
+            f"check the ref name (git ls-remote {command_word(remote)} "
+            f"{command_word(prefix + '*')} lists them)"
+        )
         if prefix == GITMEM_REFS and repo.ls_remote(
             remote, [BRANCH_LAYOUT + "team"], options.timeout
         ):

@@ -231,6 +231,16 @@ def as_read(text: str) -> str:
     return text.translate(_reading())
 
 
+def command_word(text: str) -> str:
+    """`text` as one word of a command gitmem prints for the user to run: quoted for the
+    shell, then `terminal` (red team 23: a remote or a setting named `$(cmd)` in a
+    repository's config reached a printed `git config --unset …` as it was — run by whoever
+    pasted the hint). A plain name prints as it is."""
+    import shlex
+
+    return terminal(shlex.quote(text))
+
+
 def terminal(text: str, newlines: bool = False) -> str:
     """`text` safe to print: every control or escape sequence and every invisible or
     bidi-control character shown as git shows a name under core.quotePath (`\\033[2J`,

@@ -227,13 +227,13 @@ def _no_waiting_settings(
         except OSError:
             continue  # absent: git says so itself, or reads none
         if not stat.S_ISREG(st.st_mode):
-            from gitmem.core.sanitize import terminal
+            from gitmem.core.sanitize import command_word, terminal
 
             raise UsageError(
                 f"{terminal(key)} names {terminal(path)}, not a regular file (a FIFO, a "
                 "device, a folder): git would wait on it or read it without end, and gitmem "
                 "with it",
-                f"unset it if this repository is yours (git config --unset {terminal(key)}); "
+                f"unset it if this repository is yours (git config --unset {command_word(key)}); "
                 "nothing was read or written",
             )
 
@@ -259,12 +259,12 @@ def _no_lazy_programs(config: Mapping[str, list[str]], scopes: Mapping[str, list
         key = f"remote.{name}.uploadpack"
         values = config.get(key)
         if values and values[-1] != "git-upload-pack" and scopes[key][-1] in ("local", "worktree"):
-            from gitmem.core.sanitize import terminal
+            from gitmem.core.sanitize import command_word, terminal
 
             raise UsageError(
                 f"{terminal(key)} names {terminal(values[-1])!r} in the repository's own config: "
                 "git would run it to fetch a missing object of this partial clone",
-                f"unset it if this repository is yours (git config --unset {terminal(key)}); "
+                f"unset it if this repository is yours (git config --unset {command_word(key)}); "
                 "nothing was read or written",
             )
 

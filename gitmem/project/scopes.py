@@ -311,13 +311,13 @@ def ref_prefix(repo: Store) -> str:
 def choose_remote(repo: Store, wanted: str | None) -> str | None:
     remote = _chosen_remote(repo, wanted)
     if remote and remote.split("/", 1)[0] in _OWN_FOLDERS:
-        from gitmem.core.sanitize import terminal
+        from gitmem.core.sanitize import command_word, terminal
 
         raise UsageError(
             f"the remote {terminal(remote)!r} has the name of gitmem's own folder of refs "
             f"(refs/gitmem-remotes/{remote.split('/', 1)[0]}/): its memory and gitmem's "
             "would be taken for each other",
-            f"rename it: git remote rename {terminal(remote)} NAME (nothing was read or written)",
+            f"rename it: git remote rename {command_word(remote)} NAME (nothing was read or written)",
         )
     return remote
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable, Iterator
 
-from gitmem.core.sanitize import shown_url
+from gitmem.core.sanitize import command_word, shown_url
 from gitmem.errors import RemoteError, SecretsFound
 from gitmem.gitstore import PushOutcome
 from gitmem.gitstore.store import Fetching
@@ -394,7 +394,11 @@ class Exchange:
             report = self.result.report(ref)
             report.unpushed = True
             report.pushed_back = ""
-            option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
+            option = (
+                f" --remote {command_word(self.project.remote or '')}"
+                if self.project.remote != "origin"
+                else ""
+            )
             self.result.refused.append(
                 UntrustedTreeError(
                     f"{ref} here is memory of project {shown_keys((meta.key, *meta.aliases))}, "

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
+from gitmem.core.sanitize import command_word
 from gitmem.errors import ConcurrentUpdate, TamperedRef, UntrustedTreeError
 from gitmem.gitstore.objects import as_tree_input, blobs
 from gitmem.policy.checkedtrees import load_checked, load_refused, save_checked, save_refused
@@ -252,7 +253,9 @@ class TipChecks:
         from gitmem.project.refmeta import shown_keys
 
         names = shown_keys((meta.key, *meta.aliases))
-        option = f" --remote {project.remote}" if project.remote != "origin" else ""
+        option = (
+            f" --remote {command_word(project.remote or '')}" if project.remote != "origin" else ""
+        )
         local = [k for k in (meta.key, *meta.aliases, project.key) if k.startswith("file:")]
         why = (
             "a path and a URL of one repository are two spellings gitmem cannot match; "
@@ -286,7 +289,11 @@ class TipChecks:
             return
         if self.repo.merge_base(local, commit) is not None:
             return  # one memory history under two spellings (a path, then its URL): merged
-        option = f" --remote {self.project.remote}" if self.project.remote != "origin" else ""
+        option = (
+            f" --remote {command_word(self.project.remote or '')}"
+            if self.project.remote != "origin"
+            else ""
+        )
         raise UntrustedTreeError(
             f"{where or self.project.source_name(ref)} holds memory of project "
             f"{shown_keys((meta.key, *meta.aliases))}, and {ref} here of project "

@@ -147,10 +147,13 @@ class WriterRefs:
                 "no ref of (`..`, control characters, too long): not read"
             )
         if len(refused) > 1:  # one error line says why; a flood of them says nothing more
+            from gitmem.core.sanitize import command_word
+
             del self.run.result.refused[errors + 1 :]
             notes.append(
                 f"{len(refused) - 1} more writer refs of {TEAM_REF} refused "
-                f"(gitmem validate --remote {self.project.remote} --all names each)"
+                f"(gitmem validate --remote {command_word(self.project.remote or '')} --all "
+                "names each)"
             )
         unread = {tip for tracking, tip in found.items() if tip in before}
         refused_now = set(refused) | (unread - set(self.passed.values()))

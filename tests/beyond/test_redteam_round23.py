@@ -191,3 +191,25 @@ def test_completing_a_remote_runs_nothing_its_name_holds(tmp_path: Path) -> None
     offered = out.stdout.splitlines()
     assert offered[0] == r"\$\(touch\$\{IFS\}PWNED\)", offered
     assert "$(touch${IFS}PWNED2).md" in offered[1:]
+
+
+def test_a_hint_quotes_the_repositorys_names_in_the_command_it_prints(synced: Shared) -> None:
+    """Worked: the one-line refusal of a promisor remote's `uploadpack` (round 22) printed
+    `git config --unset remote.$(touch${IFS}PWNED).uploadpack` for a remote so named in the
+    repository's config: pasted as the hint says, the shell ran it. Each word of a printed
+    command that names the repository's text is quoted now (`sanitize.command_word`)."""
+    world, bob = synced.world, synced.bob
+    name = "$(touch${IFS}PWNED)"
+    for key, value in (
+        ("extensions.partialClone", name),
+        (f"remote.{name}.url", str(world.remote)),
+        (f"remote.{name}.uploadpack", "./evil"),
+    ):
+        world.git("config", key, value, cwd=bob)
+    run = world.gitmem("-C", str(bob), "sync")
+    assert run.code == 2, run.err + run.out
+    hint = run.err.splitlines()[1]
+    assert "git config --unset 'remote.$(touch${IFS}PWNED).uploadpack'" in hint, hint
+    command = hint.split("(git config --unset ", 1)[1].rsplit("); nothing", 1)[0]
+    subprocess.run(["bash", "-c", f"echo {command}"], cwd=bob, capture_output=True, check=True)
+    assert not (bob / "PWNED").exists()
