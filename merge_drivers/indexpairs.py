@@ -48,11 +48,7 @@ def link_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     new = [k for k in nodes if k not in bn and k not in pairs and _bold(nodes[k])]
     hooks = {k: _title(d[k].text)[1:] for d, keys in ((bn, gone), (nodes, new)) for k in keys}
     if gone and new and not _too_wide([([hooks[k] for k in gone], [hooks[k] for k in new])]):
-        scores = {
-            (bk, sk): _words_alike(hooks[bk], hooks[sk])
-            for bk in gone
-            for sk in new
-        }
+        scores = {(bk, sk): _words_alike(hooks[bk], hooks[sk]) for bk in gone for sk in new}
         pairs.update(mutual_best(scores, lambda bk, sk: 0.0))
     return pairs
 
@@ -159,7 +155,9 @@ def block_rewrites(
     olds = [k for k in gone if k not in taken and _pair_kind(bn[k], k) == "bullet"]
     news = [k for k in new if k not in out and _pair_kind(nodes[k], k) == "bullet"]
     if any(k in archived for k in olds) or any(pairs.get(k, k) in archived for k in news):
-        lines = [first_line(t) for t in (*(bn[k].text for k in olds), *(nodes[k].text for k in news))]
+        lines = [
+            first_line(t) for t in (*(bn[k].text for k in olds), *(nodes[k].text for k in news))
+        ]
         wide = _too_wide([(lines[: len(olds)], lines[len(olds) :])])
         for section in sorted({k[1] for k in olds}):
             here = [k for k in news if k[1] == section]

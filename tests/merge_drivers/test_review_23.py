@@ -24,7 +24,10 @@ def _merged_cpu(base: str, ours: str) -> float:
 
 @pytest.mark.parametrize(
     ("was", "now"),
-    [("- **f{i}.md** — {hook} x{i}\n", "- **g{i}.md** — {hook} y{i}\n"), ("- {hook} x{i}\n", "- {hook} y{i}\n")],
+    [
+        ("- **f{i}.md** — {hook} x{i}\n", "- **g{i}.md** — {hook} y{i}\n"),
+        ("- {hook} x{i}\n", "- {hook} y{i}\n"),
+    ],
     ids=["bold-name entries renamed", "plain bullets rewritten"],
 )
 def test_a_merge_of_long_lines_rewritten_is_held_to_a_linear_cost(was: str, now: str) -> None:
