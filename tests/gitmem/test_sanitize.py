@@ -103,7 +103,9 @@ def test_terminal_is_reversible_so_distinct_texts_stay_distinct(text: str) -> No
     st.text(
         st.characters(
             blacklist_categories=["Cc", "Cf", "Zl", "Zp", "Cs"],
-            blacklist_characters=SELECTORS,
+            # review 23: the ignorable characters too, as its sibling test draws them (a lone
+            # U+E0000, unassigned and ignorable, is hidden text escaped by design)
+            blacklist_characters=SELECTORS + IGNORED,
         )
     )
 )
