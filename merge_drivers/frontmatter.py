@@ -299,6 +299,18 @@ def split(text: str) -> tuple[Frontmatter | None, str]:
     return Frontmatter(lines[0], leading, fields, lines[end]), "".join(lines[end + 1 :])
 
 
+def name_value(text: str) -> object:
+    """The parsed `name:` of a memory file's frontmatter (`"a"` and `a` are one name), None
+    without one or when the frontmatter does not parse: what names a memory, read alike by
+    the tree merge's rename and `record`'s look for the memory a title names."""
+    try:
+        front, _ = split(text)
+    except Invalid:
+        return None
+    field = front.fields.get("name") if front is not None else None
+    return None if field is None else field.value
+
+
 def _is_list(f: Field) -> bool:
     v = f.value
     return isinstance(v, tuple) and v[:1] == ("list",) and (bool(f.items) or v == ("list",))

@@ -48,12 +48,9 @@ def link_renames(bn: dict[Key, Node], nodes: dict[Key, Node]) -> dict[Key, Key]:
     # edited too — as a merge of a rename and a hook edit writes it (else not idempotent)
     gone = [k for k in bn if k not in nodes and k not in pairs.values() and _bold(bn[k])]
     new = [k for k in nodes if k not in bn and k not in pairs and _bold(nodes[k])]
-    if gone and new and len(gone) * len(new) <= MAX_COMPARED:
-        scores = {
-            (bk, sk): _words_alike(_title(bn[bk].text)[1:], _title(nodes[sk].text)[1:])
-            for bk in gone
-            for sk in new
-        }
+    hooks = {k: _title(d[k].text)[1:] for d, keys in ((bn, gone), (nodes, new)) for k in keys}
+    if gone and new and not _too_wide([([hooks[k] for k in gone], [hooks[k] for k in new])]):
+        scores = {(bk, sk): _words_alike(hooks[bk], hooks[sk]) for bk in gone for sk in new}
         pairs.update(mutual_best(scores, lambda bk, sk: 0.0))
     return pairs
 
@@ -140,11 +137,17 @@ def block_rewrites(
             group[1].append(k)
     said = {_said(nd.text) for k, nd in bn.items() if _pair_kind(nd, k) == "bullet"}
     # the cost is bounded: past MAX_COMPARED comparisons in all, bullets pair in order only
-    wide = sum(len(o) * len(n) for (_, _, kind), (o, n) in by_slot.items() if kind == "bullet")
+    wide = _too_wide(
+        [
+            ([first_line(bn[k].text) for k in o], [first_line(nodes[k].text) for k in n])
+            for (_, _, kind), (o, n) in by_slot.items()
+            if kind == "bullet"
+        ]
+    )
     out: dict[Key, Key] = {}
     for (_, _, kind), (olds, news) in by_slot.items():
         if kind == "bullet":  # a plain bullet saying nearly the same: the base's edited
-            out.update(_edited_bullets(bn, nodes, olds, news, other, said, wide > MAX_COMPARED))
+            out.update(_edited_bullets(bn, nodes, olds, news, other, said, wide))
             continue
         for sk, bk in zip(news, olds, strict=False):
             if not (sk in other and bk in other):  # the other side holds both: two items
@@ -154,11 +157,14 @@ def block_rewrites(
     olds = [k for k in gone if k not in taken and _pair_kind(bn[k], k) == "bullet"]
     news = [k for k in new if k not in out and _pair_kind(nodes[k], k) == "bullet"]
     if any(k in archived for k in olds) or any(pairs.get(k, k) in archived for k in news):
-        wide = len(olds) * len(news)
+        lines = [
+            first_line(t) for t in (*(bn[k].text for k in olds), *(nodes[k].text for k in news))
+        ]
+        wide = _too_wide([(lines[: len(olds)], lines[len(olds) :])])
         for section in sorted({k[1] for k in olds}):
             here = [k for k in news if k[1] == section]
             was = [k for k in olds if k[1] == section]
-            out.update(_edited_bullets(bn, nodes, was, here, other, said, wide > MAX_COMPARED))
+            out.update(_edited_bullets(bn, nodes, was, here, other, said, wide))
     return out
 
 
@@ -276,6 +282,8 @@ def _crossing(pairs: dict[Key, Key], order: dict[Key, int]) -> Callable[[Key, Ke
 
 
 MAX_COMPARED = 20_000  # pairs of bullets compared in one merge (~2 s), beyond: in order only
+MAX_WORDS = 200  # words of a line compared (`_words_alike`): one comparison's cost bounded
+MAX_WORD_PAIRS = MAX_COMPARED * 400  # words against words in all (20,000 pairs of 20 words)
 MOVE_WORDS = 4  # a plain bullet identified by its words across sections: shorter ones are copies
 SIMILAR = 0.6  # of the words: `-j8` → `-j16` in five is 0.8, a clause added to five 0.7
 
@@ -306,10 +314,23 @@ def _unboxed(words: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _words_alike(a: str, b: str) -> float:
-    """The share of words two texts have in common, in order (case aside)."""
+    """The share of words two texts have in common, in order (case aside; of a line longer
+    than `MAX_WORDS`, its first words)."""
     from difflib import SequenceMatcher
 
-    return SequenceMatcher(None, a.casefold().split(), b.casefold().split(), autojunk=False).ratio()
+    x, y = (t.casefold().split()[:MAX_WORDS] for t in (a, b))
+    return SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+
+def _too_wide(groups: list[tuple[list[str], list[str]]]) -> bool:
+    """Too much to compare each line of each group's olds with each of its news: past
+    MAX_COMPARED pairs, or past MAX_WORD_PAIRS words against words in all. Review 23:
+    difflib's cost is the product of two lines' words (of one word repeated), and 80 renamed
+    entries of 200 words each cost 23 CPU-s within the bound of pairs alone."""
+    if sum(len(olds) * len(news) for olds, news in groups) > MAX_COMPARED:
+        return True
+    words = [[sum(min(len(t.split()), MAX_WORDS) for t in ts) for ts in g] for g in groups]
+    return sum(o * n for o, n in words) > MAX_WORD_PAIRS
 
 
 def _likeness(a: str, b: str) -> float:

@@ -177,9 +177,12 @@ def run(args: argparse.Namespace) -> int:
         unread = _unreadable(opener)
         gone = deleted_as(place, args.id, opener) if args.id and not args.deleted else None
         if gone is not None:
+            from gitmem.core.sanitize import command_word
+
+            word = command_word(gone.id)  # a teammate's file name (review 23: `$(cmd)` ran)
             sys.stderr.write(
                 f"{gone.id} was deleted (last changed by {gone.author}): gitmem query --deleted "
-                f"--id {gone.id} --format full shows its last text, gitmem restore {gone.id} "
+                f"--id {word} --format full shows its last text, gitmem restore {word} "
                 "brings it back\n"
             )
         elif args.deleted or holds_memory(place, args.scope or ()):
@@ -238,10 +241,12 @@ def _gone_said(
     gone = deleted_holding(place, q, opener)
     if gone is None:
         return none
+    from gitmem.core.sanitize import command_word
+
     who = f"; last changed by {gone.author}" if gone.author else ""
     return (
         f"no memory matches; {gone.id} did (deleted{who}): gitmem query --deleted with these "
-        f"words shows it, gitmem restore {gone.id} brings it back"
+        f"words shows it, gitmem restore {command_word(gone.id)} brings it back"
     )
 
 

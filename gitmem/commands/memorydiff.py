@@ -63,12 +63,13 @@ def memory_diff(
         chunks.append(repo.diff(old_tree, new_tree))
     if where is not None and where.rel and not found:
         # a mistyped name said "no changes", which reads as "synced" (round 23)
+        from gitmem.core.sanitize import command_word
         from gitmem.errors import UsageError
 
         raise UsageError(
             f"no memory {where.in_ref} on disk ({where.scope.path / where.rel}) or at the last sync",
             f"gitmem query --scope {where.scope.name} --recent 20 lists its memories by id; "
-            f"one deleted earlier: gitmem log {where.in_ref}",
+            f"one deleted earlier: gitmem log {command_word(where.in_ref)}",
         )
     return shown_diff("".join(chunks))
 

@@ -441,11 +441,13 @@ def _moved_since(project: Project, scope: Scope, rel: str, path: str, number: in
     for label, folder in _memory_homes(project):
         if label != own and inner and (folder / inner).is_file():
             moved = f"{label}/{inner}"
+            from gitmem.core.sanitize import command_word
+
             raise UsageError(
                 f"lost edit {number} is of {path}, gone since, and {moved} holds a memory of "
                 "its name now (promoted or demoted?): nothing written",
                 f"see it with gitmem lost {number} and apply it to {moved} by hand, or run "
-                f"gitmem restore {path} first to have both",
+                f"gitmem restore {command_word(path)} first to have both",
             )
 
 
@@ -550,6 +552,7 @@ class Loss:
 
     def text(self) -> str:
         """The line a sync prints after `lost: ` or `kept: `."""
+        from gitmem.core.sanitize import command_word  # the path is a teammate's file name
         from gitmem.project.scopes import shown
 
         path = shown(self.path)
@@ -558,13 +561,14 @@ class Loss:
             deleted = "deleted here" if self.writer.here else f"deleted by {self.writer.said()}"
             return (
                 f"{path}{where} — {deleted}, edited by {self.winner.said()}: the edit is kept; "
-                f"gitmem log {path} shows both, delete it again (then gitmem sync) to drop it"
+                f"gitmem log {command_word(path)} shows both, delete it again (then gitmem sync) "
+                "to drop it"
             )
         why = SAID.get(self.why, self.why)
         how = (
             f"{self.commands[0]} shows it, {self.commands[1]} brings it back"
             if self.number is not None
-            else f"gitmem log {path} shows it"
+            else f"gitmem log {command_word(path)} shows it"
         )
         return (
             f"{path}{where} — the edit by {self.writer.said()} lost to the version by "
@@ -572,6 +576,7 @@ class Loss:
         )
 
     def as_json(self) -> dict[str, object]:
+        from gitmem.core.sanitize import command_word
         from gitmem.project.scopes import shown
 
         path = shown(self.path)
@@ -585,7 +590,7 @@ class Loss:
             "writer": self.writer.as_json(),
             "kept": self.winner.as_json(),
             "number": self.number,
-            "show": self.commands[0] if self.number else f"gitmem log {path}",
+            "show": self.commands[0] if self.number else f"gitmem log {command_word(path)}",
             "restore": self.commands[1] if self.number else None,
         }
 

@@ -740,16 +740,14 @@ def _rename_apart(
 
 
 def _front_name(data: bytes) -> object:
-    """The frontmatter's parsed `name:` value (by the one frontmatter parser, so `"a"` and `a`
-    are one name), None without one or when the frontmatter does not parse."""
-    from merge_drivers.frontmatter import Invalid, split
+    """The frontmatter's parsed `name:` value (`name_value`), None without one or when the
+    file is not UTF-8."""
+    from merge_drivers.frontmatter import name_value
 
     try:
-        front, _ = split(data.decode("utf-8"))
-    except (UnicodeDecodeError, Invalid):
+        return name_value(data.decode("utf-8"))
+    except UnicodeDecodeError:
         return None
-    field = front.fields.get("name") if front is not None else None
-    return None if field is None else field.value
 
 
 _TITLE = re.compile(r"\s*(?:[-*+]|\d{1,9}[.)])\s+\[([^\]\n]{0,999})\]\(")

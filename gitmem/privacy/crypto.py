@@ -99,6 +99,9 @@ class MachineKey(NamedTuple):
 
 
 PUBLIC_KEY_LIMIT = 64 << 10  # a .pub file is one line; a grant never reads more
+# an SSH public key line of any type (`ecdsa-sha2-nistp256 AAAA…`): a key, never a path, though
+# its base64 holds `/` (review 23: an ECDSA key was told "no file", not the kinds taken)
+_KEY_LINE = r"[\w.@-]+ AAAA[0-9A-Za-z+/]"
 
 
 def recipient_text(text: str) -> str:
@@ -109,8 +112,14 @@ def recipient_text(text: str) -> str:
     if value.startswith(("age1", "ssh-")):
         return value
     path = Path(os.path.expanduser(value))
-    if not path.is_file():
-        if value.endswith(".pub") or os.sep in value:
+    try:
+        named = path.is_file()
+    except OSError:  # a name no file can have (review 23: a long paste was told "check the
+        named = False  # file's permissions and the free space", errno 36)
+    if not named:
+        import re
+
+        if re.match(_KEY_LINE, value) is None and (value.endswith(".pub") or os.sep in value):
             raise UsageError(f"no file {str(path)!r}", f"check the path; {RECIPIENT_HINT}")
         return value
     with path.open("rb") as f:

@@ -343,14 +343,9 @@ def _name_key(name: str) -> str:
 
 def _front_name(head: bytes) -> str | None:
     """The `name:` of a topic file's frontmatter, from its first bytes (None: none there)."""
-    from merge_drivers.frontmatter import Invalid, split
+    from merge_drivers.frontmatter import name_value
 
-    try:
-        front, _ = split(head.decode("utf-8", "replace"))
-    except Invalid:
-        return None
-    entry = front.fields.get("name") if front is not None else None
-    value = entry.value if entry is not None else None
+    value = name_value(head.decode("utf-8", "replace"))
     return value if isinstance(value, str) else None
 
 
