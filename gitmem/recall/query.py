@@ -877,6 +877,22 @@ def holds_memory(place: Place, scopes: Sequence[str] = ()) -> bool:
     return db.execute(sql, wanted).fetchone() is not None
 
 
+def deleted_here(place: Place, project: Callable[[], Project], scopes: Sequence[str] = ()) -> int:
+    """How many memories of the project (of `scopes` when given) were deleted and are not
+    back: a listing that found none then says so (round 23b: a project whose every memory was
+    deleted said "no memory in this project yet"). Asked only of an empty answer; the history
+    read again only when a ref moved, then one indexed count."""
+    refresh_history(place, project)
+    db = connect(place.common_dir)
+    sql = (
+        "SELECT count(*) FROM history h WHERE h.deleted = 1 AND NOT EXISTS (SELECT 1 FROM "
+        "memory m WHERE m.scope = h.scope AND m.path = h.path)"
+    )
+    if scopes:
+        sql += f" AND h.scope IN ({','.join('?' * len(scopes))})"
+    return int(db.execute(sql, list(scopes)).fetchone()[0])
+
+
 # what `--type` and `--tag` compare with, in the index: the values held, for a filter no memory
 # matches (round 20: `--type projct` answered "no memory matches", the typo unnamed)
 _HELD = {

@@ -1,0 +1,88 @@
+"""Round 23b: recall23's leftovers, and recall as a newcomer meets it (real files under a
+temporary HOME, the `mcp` SDK's own client for the server)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.recall.test_mcp_listing_21 import _served
+from tests.recall.test_recall_19 import text_of
+from tests.support.world import World, write_files
+
+
+def test_an_unknown_memory_uri_says_how_to_list_what_exists(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: the SDK's own "Unknown resource: memory://auto/nope.md", no way on."""
+    from mcp import MCPError
+
+    world, clone = project
+    write_files(world.scope_path(clone, "auto"), {"helm.md": "# Helm\n\nhelm 3 only\n"})
+
+    async def steps(client: Any) -> tuple[str, str]:
+        with pytest.raises(MCPError) as unknown:
+            await client.read_resource("memory://auto/nope.md")
+        known = await client.read_resource("memory://auto/helm.md")
+        return str(unknown.value), known.contents[0].text
+
+    unknown, known = _served(world, clone, monkeypatch, steps)
+    assert unknown.startswith("no memory at 'memory://auto/nope.md' (hint: resources/list"), unknown
+    assert "\n" not in unknown and "get reads it by its id" in unknown, unknown
+    assert known == "# Helm\n\nhelm 3 only\n"
+
+
+def test_a_user_memory_history_without_a_hub_says_why_it_has_none(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: the `history` tool (and `gitmem log`) on `user-codex/vpn.md` without gitmem.hub
+    failed with "no hub": the memory is there, its history is not (nothing commits the user
+    scope without a hub). An answer, saying so; the project's history as before."""
+    world, clone = project
+    world.git("config", "--global", "gitmem.agents", "claude,codex")
+    write_files(world.home / ".codex/memories", {"vpn.md": "# VPN\n\nwireguard eu-1\n"})
+    write_files(world.scope_path(clone, "auto"), {"helm.md": "# Helm\n\nhelm 3 only\n"})
+    world.ok("-C", str(clone), "sync")
+
+    async def steps(client: Any) -> tuple[str, dict[str, Any]]:
+        user = text_of(await client.call_tool("history", {"id": "user-codex/vpn.md"}))
+        own = json.loads(text_of(await client.call_tool("history", {"id": "auto/helm.md"})))
+        return user, own
+
+    user, own = _served(world, clone, monkeypatch, steps)
+    assert user.startswith("no history of 'user-codex/vpn.md' here: user memory is committed"), user
+    assert "git config --global gitmem.hub URL" in user and user.endswith("get reads its text")
+    assert own["count"] == 1, own
+    run = world.gitmem("-C", str(clone), "log", "user-codex/vpn.md")
+    assert run.code == 0 and run.err.startswith("no history of 'user-codex/vpn.md' here"), run
+
+
+def test_a_listing_where_every_memory_was_deleted_says_so(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: `query --recent` (and the `recent` tool) in a project whose memories were all
+    deleted said "no memory in this project yet", as the search no longer did."""
+    world, clone = project
+    auto = world.scope_path(clone, "auto")
+    write_files(auto, {"helm.md": "# Helm\n\nhelm 3 only\n", "vpn.md": "# VPN\n\neu-1\n"})
+    world.ok("-C", str(clone), "sync")
+    (auto / "helm.md").unlink()
+    (auto / "vpn.md").unlink()
+    world.ok("-C", str(clone), "sync")
+    run = world.gitmem("-C", str(clone), "query", "--recent", "5")
+    assert run.out == "" and run.err.startswith("no memory here now: 2 deleted (gitmem query"), run
+    assert "gitmem restore ID brings one back" in run.err, run.err
+
+    async def steps(client: Any) -> str:
+        return str(json.loads(text_of(await client.call_tool("recent", {})))["note"])
+
+    note = _served(world, clone, monkeypatch, steps)
+    assert note.startswith("no memory here now: 2 deleted (query with deleted true"), note
+    # a fresh project: as before
+    fresh = world.home / "fresh"
+    world.git("init", "-q", str(fresh))
+    run = world.gitmem("-C", str(fresh), "query", "--recent", "5")
+    assert run.err.startswith("no memory in this project yet"), run.err
