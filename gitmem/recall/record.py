@@ -312,7 +312,7 @@ def _indexed(project: Project, scope: str, title: str) -> tuple[set[str], set[st
 
     like = "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in title.split())
     try:
-        db = connect(project.repo.common_dir)
+        db = connect(str(project.repo.common_dir))
         held = "SELECT path FROM memory WHERE scope = ? AND instr(path, '/') = 0"
         files = {path for (path,) in db.execute(held, (scope,))}
         named = db.execute(f"{held} AND title LIKE ? ESCAPE '\\'", (scope, like))
