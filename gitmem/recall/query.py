@@ -396,7 +396,22 @@ def snippets(db: sqlite3.Connection, hits: list[Hit], match: str, agent: bool = 
 
         rows = [r for r in rows if not redact_secrets(str(r["body"]))[1]]
     found = {(r["scope"], r["path"]): " ".join(words_together(str(r["s"])).split()) for r in rows}
-    return [h._replace(snippet=found.get((h.scope, h.path)) or None) for h in hits]
+    return [
+        h._replace(snippet=_past_title(found.get((h.scope, h.path), ""), h.title) or None)
+        for h in hits
+    ]
+
+
+def _past_title(snippet: str, title: str) -> str:
+    """A snippet without the `# Title` heading it opens with when that is the title already
+    shown (round 23b: `user/CLAUDE.md - Me — # Me I prefer tabs`)."""
+    words = snippet.split(" ")
+    if not words or not words[0] or words[0].strip("#"):
+        return snippet
+    said = title.split()
+    if said and words[1 : 1 + len(said)] == said:
+        return " ".join(words[1 + len(said) :]) or snippet
+    return snippet
 
 
 def _as_typed_first(db: sqlite3.Connection, hits: list[Hit], typed: str | None) -> list[Hit]:

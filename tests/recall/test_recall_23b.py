@@ -120,3 +120,22 @@ def test_record_finds_the_memory_a_title_names_past_the_files_it_reads(
     said = world.ok("-C", str(clone), "record", "--title", "Note_number%", "New.")
     assert said.startswith("recorded auto/"), said
     assert "Updated." in (auto / "n4.md").read_text("utf-8")
+
+
+def test_what_the_head_says_is_not_said_again(project: tuple[World, Path]) -> None:
+    """Was (a newcomer's first `gitmem record`, then a prompt): the prompt hook sent the
+    memory's first line twice (`record` makes it the description, shown in the head), and
+    `gitmem query` showed `Me — # Me I prefer tabs` (a `# Title` heading after its title)."""
+    from tests.recall.test_prompt import hook
+
+    world, clone = project
+    world.ok("-C", str(clone), "record", "--title", "Deploy days", "We deploy on Tuesdays.")
+    write_files(
+        world.scope_path(clone, "auto"),
+        {"me.md": "# Me\n\nI prefer tabs.\nDeploy with ripgrep checks.\n"},
+    )
+    out = hook(world, clone, "when do we deploy?")
+    assert out.count("We deploy on Tuesdays.") == 1, out
+    assert "- auto/me.md (" in out and "# Me" not in out and "  I prefer tabs." in out, out
+    said = world.ok("-C", str(clone), "query", "tabs")
+    assert said == "[memory] auto/me.md - Me — I prefer tabs. Deploy with ripgrep checks.\n", said
