@@ -283,9 +283,11 @@ def memory_log_pages(
                 user[0], user[1], limit, named=path, files=files, page=page
             ):
                 for row in rows:  # its one file, named as the user named it (`user/…`)
-                    row["files"] = "\0".join(
-                        (path or f) if f == stored else f for f in row.get("files", "").split("\0")
-                    )
+                    if "files" in row:  # asked for (round 23b: `"files": ""` on each row)
+                        row["files"] = "\0".join(
+                            (path or f) if f == stored else f
+                            for f in row.get("files", "").split("\0")
+                        )
                     # its merges' decisions too (round 22: `resolved local/gemini/.root/GEMINI.md
                     # lines 2-2` under `M user-gemini/GEMINI.md`)
                     row["resolved"] = "\x1d".join(

@@ -58,6 +58,18 @@ def test_a_user_memory_history_without_a_hub_says_why_it_has_none(
     assert own["count"] == 1, own
     run = world.gitmem("-C", str(clone), "log", "user-codex/vpn.md")
     assert run.code == 0 and run.err.startswith("no history of 'user-codex/vpn.md' here"), run
+    # with a hub: its history, each row as a project memory's (was `"files": ""` on each)
+    hub = world.home / "hub.git"
+    world.git("init", "-q", "--bare", str(hub))
+    world.git("config", "--global", "gitmem.hub", str(hub))
+    world.ok("-C", str(clone), "sync", "--user")
+
+    async def synced(client: Any) -> dict[str, Any]:
+        found = text_of(await client.call_tool("history", {"id": "user-codex/vpn.md"}))
+        return dict(json.loads(found))
+
+    rows = _served(world, clone, monkeypatch, synced)["changes"]
+    assert len(rows) == 1 and rows[0].keys() == own["changes"][0].keys(), (rows, own)
 
 
 def test_a_listing_where_every_memory_was_deleted_says_so(
