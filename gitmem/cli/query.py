@@ -182,6 +182,12 @@ def run(args: argparse.Namespace) -> int:
                 f"--id {gone.id} --format full shows its last text, gitmem restore {gone.id} "
                 "brings it back\n"
             )
+        elif args.deleted and not deleted_here(place, opener, args.scope or ()):
+            # round 23b: was "no memory matches (gitmem query --recent …)", a search's words
+            sys.stderr.write(
+                "no deleted memory here: none was deleted that is not back (gitmem log lists "
+                "what changed)" + (f"; {unread}" if unread else "") + "\n"
+            )
         elif args.deleted or holds_memory(place, args.scope or ()):
             from gitmem.recall.query import unheld_filter, unkept_link
 

@@ -45,6 +45,9 @@ INSTRUCTIONS = (
 # what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
 NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
 NO_MEMORY = "no memory in this project yet: record writes one, sync brings the team's"
+NO_DELETED = (
+    "no deleted memory here: none was deleted that is not back (history lists what changed)"
+)
 
 
 def no_related(memory_id: str) -> str:
@@ -564,20 +567,24 @@ def build(recall: Recall) -> MCPServer:
         scope: str | None = None,
         limit: int = 20,
     ) -> dict[str, Any]:
-        return recall.nodes(
-            recall.query(
-                search=search,
-                type=type,
-                tag=tag,
-                status=status,
-                since=since,
-                author=author,
-                deleted=deleted,
-                scope=scope,
-                limit=listed(limit),
-            ),
+        hits = recall.query(
+            search=search,
+            type=type,
+            tag=tag,
+            status=status,
+            since=since,
+            author=author,
+            deleted=deleted,
             scope=scope,
+            limit=listed(limit),
         )
+        empty = NO_MATCH
+        if deleted and not hits:
+            from gitmem.recall.query import deleted_here
+
+            if not deleted_here(recall.place, recall.project, [scope] if scope else []):
+                empty = NO_DELETED  # round 23b: was "no memory matches", as for words
+        return recall.nodes(hits, empty, scope)
 
     @server.tool(
         title="Read a memory",

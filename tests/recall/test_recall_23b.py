@@ -151,3 +151,22 @@ def test_what_the_head_says_is_not_said_again(project: tuple[World, Path]) -> No
     assert "- auto/me.md (" in out and "# Me" not in out and "  I prefer tabs." in out, out
     said = world.ok("-C", str(clone), "query", "tabs")
     assert said == "[memory] auto/me.md - Me — I prefer tabs. Deploy with ripgrep checks.\n", said
+
+
+def test_an_empty_list_of_deleted_memories_says_none_was_deleted(
+    project: tuple[World, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Was: `gitmem query --deleted` (and the `query` tool, deleted true) where nothing was
+    deleted said "no memory matches (… --recent lists the newest)", as for words not found."""
+    world, clone = project
+    write_files(world.scope_path(clone, "auto"), {"helm.md": "# Helm\n\nhelm 3 only\n"})
+    world.ok("-C", str(clone), "sync")
+    run = world.gitmem("-C", str(clone), "query", "--deleted")
+    assert run.out == "" and run.err.startswith("no deleted memory here: none was deleted"), run
+
+    async def steps(client: Any) -> str:
+        found = json.loads(text_of(await client.call_tool("query", {"deleted": True})))
+        return str(found["note"])
+
+    note = _served(world, clone, monkeypatch, steps)
+    assert note.startswith("no deleted memory here: none was deleted"), note
