@@ -187,8 +187,13 @@ def log(args: argparse.Namespace) -> int:
     # team's history alone reads as "your memory has none" (round 22)
     unread = None if args.path else not_granted_here(project)
     if first is None:  # as `gitmem lost` and `diff` say so: an empty output looked like a failure
+        from gitmem.history.versions import user_unsynced
+
+        unsynced = user_unsynced(project, args.path)
         sys.stderr.write(
-            f"no memory history here yet; {unread}\n"
+            f"{unsynced}\n"
+            if unsynced
+            else f"no memory history here yet; {unread}\n"
             if unread
             else "no memory history yet: gitmem sync commits your memory\n"
         )

@@ -15,7 +15,8 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "serve this project's memory over MCP (stdio): search, get, record, history, sync",
         "An MCP server over stdio (the `mcp` SDK) for an agent: tools query, search, get,\n"
         "related, recent, record, history, sync_status and sync; memory files as resources.\n"
-        "Register it for Claude Code with: gitmem hooks install --claude --mcp",
+        "Register it for Claude Code with: gitmem hooks install --claude --mcp; any other\n"
+        "MCP client (Codex, Gemini CLI) starts: gitmem -C PATH mcp (see gitmem guide)",
     )
     p.set_defaults(handler=run)
 

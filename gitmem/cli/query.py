@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
     if not hits and args.fmt != "json":  # an empty answer is said, on stderr (stdout stays empty)
         import sys
 
-        from gitmem.recall.query import deleted_as, holds_memory
+        from gitmem.recall.query import deleted_as, deleted_here, holds_memory
 
         unread = _unreadable(opener)
         gone = deleted_as(place, args.id, opener) if args.id and not args.deleted else None
@@ -184,6 +184,12 @@ def run(args: argparse.Namespace) -> int:
                 f"{gone.id} was deleted (last changed by {gone.author}): gitmem query --deleted "
                 f"--id {word} --format full shows its last text, gitmem restore {word} "
                 "brings it back\n"
+            )
+        elif args.deleted and not deleted_here(place, opener, args.scope or ()):
+            # round 23b: was "no memory matches (gitmem query --recent …)", a search's words
+            sys.stderr.write(
+                "no deleted memory here: none was deleted that is not back (gitmem log lists "
+                "what changed)" + (f"; {unread}" if unread else "") + "\n"
             )
         elif args.deleted or holds_memory(place, args.scope or ()):
             from gitmem.recall.query import unheld_filter, unkept_link
@@ -219,6 +225,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(
                 f"no memory in scope {', '.join(args.scope)} yet (gitmem query --recent lists "
                 "the others' newest; gitmem status shows each scope's folder)\n"
+            )
+        elif lost := deleted_here(place, opener, args.scope or ()):  # "none yet" is untrue of it
+            sys.stderr.write(
+                f"no memory here now: {lost} deleted (gitmem query --deleted lists them, "
+                "gitmem restore ID brings one back)\n"
             )
         else:  # --recent named itself as the way out, and answered the same
             sys.stderr.write(

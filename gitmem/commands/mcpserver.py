@@ -45,6 +45,9 @@ INSTRUCTIONS = (
 # what an empty answer means, told instead of a bare [] the agent cannot tell from a failure
 NO_MATCH = "no memory matches: recent lists the newest, search takes fewer words"
 NO_MEMORY = "no memory in this project yet: record writes one, sync brings the team's"
+NO_DELETED = (
+    "no deleted memory here: none was deleted that is not back (history lists what changed)"
+)
 
 
 def no_related(memory_id: str) -> str:
@@ -154,12 +157,23 @@ class Recall:
             near = near_note(hits) or ""
             out["note"] = near + (f"; {out['note']}" if "note" in out else "")
         if not hits:
-            from gitmem.recall.query import holds_memory
+            from gitmem.recall.query import deleted_here, holds_memory
 
             # of the scope asked (round 22: a scope holding nothing was "no memory matches")
+            asked = [scope] if scope else []
+            lost = (
+                0
+                if holds_memory(self.place, asked)
+                else deleted_here(self.place, self.project, asked)
+            )
             out["note"] = (
                 empty
-                if holds_memory(self.place, [scope] if scope else ())
+                if holds_memory(self.place, asked)
+                # round 23b: every memory deleted was "no memory in this project yet"
+                else f"no memory {'in scope ' + scope + ' ' if scope else 'here '}now: {lost} "
+                "deleted (query with deleted true lists them; history with an id shows who "
+                "deleted it; the user restores one with gitmem restore ID)"
+                if lost
                 else f"no memory in scope {scope} yet"
                 + (" (recent without a scope lists the others)" if holds_memory(self.place) else "")
                 if scope
@@ -337,6 +351,18 @@ def sync_failed(code: int, out: str) -> str:
     return head + ("\n\n" + "\n".join(rest) if any(ln.strip() for ln in rest) else "")
 
 
+def unknown_resource(uri: str) -> str:
+    """A `memory://` URI the server offers no memory at, in one line: what, and how to see
+    what exists (the SDK said "Unknown resource: URI" and no more)."""
+    from gitmem.core.sanitize import bounded
+
+    return clean(
+        f"no memory at {bounded(uri)!r} (hint: resources/list lists the memories offered, as "
+        "memory://SCOPE/PATH; the search and recent tools find one by its words or age, "
+        "and get reads it by its id)"
+    )
+
+
 def bad_arguments(errors: list[dict[str, Any]]) -> str:
     """Arguments that do not fit a tool's schema, in one line: each argument and what is
     wrong with it, never the value sent (the caller's, maybe megabytes)."""
@@ -390,6 +416,15 @@ def _server_class(changes: Changes) -> type[MCPServer]:
 
         async def list_resources(self) -> list[Any]:
             return [r for r in await super().list_resources() if str(r.uri) not in changes.gone]
+
+        async def read_resource(self, uri: Any, context: Any = None) -> Any:
+            from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+
+            try:
+                return await super().read_resource(uri, context)
+            except ResourceNotFoundError:
+                # round 23b: the SDK's "Unknown resource: URI", no way on; its error kept
+                raise ResourceNotFoundError(unknown_resource(str(uri))) from None
 
     return Server
 
@@ -532,20 +567,24 @@ def build(recall: Recall) -> MCPServer:
         scope: str | None = None,
         limit: int = 20,
     ) -> dict[str, Any]:
-        return recall.nodes(
-            recall.query(
-                search=search,
-                type=type,
-                tag=tag,
-                status=status,
-                since=since,
-                author=author,
-                deleted=deleted,
-                scope=scope,
-                limit=listed(limit),
-            ),
+        hits = recall.query(
+            search=search,
+            type=type,
+            tag=tag,
+            status=status,
+            since=since,
+            author=author,
+            deleted=deleted,
             scope=scope,
+            limit=listed(limit),
         )
+        empty = NO_MATCH
+        if deleted and not hits:
+            from gitmem.recall.query import deleted_here
+
+            if not deleted_here(recall.place, recall.project, [scope] if scope else []):
+                empty = NO_DELETED  # round 23b: was "no memory matches", as for words
+        return recall.nodes(hits, empty, scope)
 
     @server.tool(
         title="Read a memory",
@@ -636,6 +675,11 @@ def build(recall: Recall) -> MCPServer:
         with sealed_here(project, id):  # not granted here: the key's hint, as the CLI's log
             rows = memory_log(project, id, listed(limit))
         if not rows:  # a bare [] read as "no such tool answer"; say why, as gitmem log does
+            from gitmem.history.versions import user_unsynced
+
+            unsynced = user_unsynced(project, id)  # round 23b: was the "no hub" error
+            if unsynced:
+                return clean(f"{unsynced}; get reads its text")
             unread = None if id else not_granted_here(project)
             return f"{NO_HISTORY}; {unread}" if unread else NO_HISTORY
         from gitmem.history.versions import gitmem_subject

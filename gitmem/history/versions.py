@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gitmem.errors import NothingHere, UsageError
+from gitmem.errors import ConfigError, NothingHere, UsageError
 from gitmem.project.scopes import Project, Scope, shown
 
 if TYPE_CHECKING:
@@ -227,6 +227,21 @@ def _what_exists(project: Project, named: str | None) -> str:
 LOG_PAGE = 50  # commits whose files and sealed notes are read at once (`memory_log_pages`)
 
 
+def user_unsynced(project: Project, path: str | None) -> str | None:
+    """Why the user-scope memory `path` has no history here (no hub: `gitmem sync --user`,
+    which commits it, never ran), in one line; None for any other memory."""
+    from gitmem.core.sanitize import bounded
+
+    try:
+        user_memory(project, path) if path else None
+    except ConfigError as exc:
+        return (
+            f"no history of {bounded(path or '')!r} here: user memory is committed only by "
+            f"gitmem sync --user, and {exc.message} ({exc.hint})"
+        )
+    return None
+
+
 def memory_log(
     project: Project,
     path: str | None,
@@ -257,7 +272,10 @@ def memory_log_pages(
     is asked for: a log of 2,000 personal commits read through a pager or `| head` decrypted
     every one of them before its first line (the listing itself is one `git log`). The first
     page is never empty: a log with no rows yields none."""
-    user = user_memory(project, path) if path else None
+    try:
+        user = user_memory(project, path) if path else None
+    except ConfigError:  # no hub: the user scope is never committed, no history (as the index)
+        return  # round 23b: the "no hub" error was the answer; `user_unsynced` says why
     if user is not None:  # its history is in the agent's store, not in this repository
         try:
             stored = locate(user[0], user[1]).in_ref
@@ -265,9 +283,11 @@ def memory_log_pages(
                 user[0], user[1], limit, named=path, files=files, page=page
             ):
                 for row in rows:  # its one file, named as the user named it (`user/…`)
-                    row["files"] = "\0".join(
-                        (path or f) if f == stored else f for f in row.get("files", "").split("\0")
-                    )
+                    if "files" in row:  # asked for (round 23b: `"files": ""` on each row)
+                        row["files"] = "\0".join(
+                            (path or f) if f == stored else f
+                            for f in row.get("files", "").split("\0")
+                        )
                     # its merges' decisions too (round 22: `resolved local/gemini/.root/GEMINI.md
                     # lines 2-2` under `M user-gemini/GEMINI.md`)
                     row["resolved"] = "\x1d".join(

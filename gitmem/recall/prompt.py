@@ -266,7 +266,10 @@ def context_lines(hits: Sequence[Hit], budget: int = BUDGET) -> list[str]:
         where = clean(h.id)
         head, warned_head = cleaned(" ".join(head.split()), where)
         text, warned_text = cleaned(full_text(h, _no_project), where)
-        body = _excerpt(text)
+        # round 23b: a line the head already says (`record`'s description is the text's first
+        # line; a `# Title` heading) was sent twice, in the budget of every prompt
+        said = {" ".join(x.split()) for x in (h.title, h.description or "") if x}
+        body = [ln for ln in _excerpt(text) if " ".join(ln.lstrip("#").split()) not in said]
         # what was removed is said where the agent reads the memory (the one sanitizer's line)
         warning = (warned_head or warned_text)[:1]
         block = [head, *warning] + [f"  {line}" for line in body]

@@ -396,7 +396,22 @@ def snippets(db: sqlite3.Connection, hits: list[Hit], match: str, agent: bool = 
 
         rows = [r for r in rows if not redact_secrets(str(r["body"]))[1]]
     found = {(r["scope"], r["path"]): " ".join(words_together(str(r["s"])).split()) for r in rows}
-    return [h._replace(snippet=found.get((h.scope, h.path)) or None) for h in hits]
+    return [
+        h._replace(snippet=_past_title(found.get((h.scope, h.path), ""), h.title) or None)
+        for h in hits
+    ]
+
+
+def _past_title(snippet: str, title: str) -> str:
+    """A snippet without the `# Title` heading it opens with when that is the title already
+    shown (round 23b: `user/CLAUDE.md - Me — # Me I prefer tabs`)."""
+    words = snippet.split(" ")
+    if not words or not words[0] or words[0].strip("#"):
+        return snippet
+    said = title.split()
+    if said and words[1 : 1 + len(said)] == said:
+        return " ".join(words[1 + len(said) :]) or snippet
+    return snippet
 
 
 def _as_typed_first(db: sqlite3.Connection, hits: list[Hit], typed: str | None) -> list[Hit]:
@@ -875,6 +890,22 @@ def holds_memory(place: Place, scopes: Sequence[str] = ()) -> bool:
     ]
     sql = f"SELECT 1 FROM memory WHERE scope IN ({','.join('?' * len(wanted))}) LIMIT 1"
     return db.execute(sql, wanted).fetchone() is not None
+
+
+def deleted_here(place: Place, project: Callable[[], Project], scopes: Sequence[str] = ()) -> int:
+    """How many memories of the project (of `scopes` when given) were deleted and are not
+    back: a listing that found none then says so (round 23b: a project whose every memory was
+    deleted said "no memory in this project yet"). Asked only of an empty answer; the history
+    read again only when a ref moved, then one indexed count."""
+    refresh_history(place, project)
+    db = connect(place.common_dir)
+    sql = (
+        "SELECT count(*) FROM history h WHERE h.deleted = 1 AND NOT EXISTS (SELECT 1 FROM "
+        "memory m WHERE m.scope = h.scope AND m.path = h.path)"
+    )
+    if scopes:
+        sql += f" AND h.scope IN ({','.join('?' * len(scopes))})"
+    return int(db.execute(sql, list(scopes)).fetchone()[0])
 
 
 # what `--type` and `--tag` compare with, in the index: the values held, for a filter no memory

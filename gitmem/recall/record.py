@@ -276,7 +276,8 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
             "see gitmem status",
             tool_hint="sync_status shows each scope's folder",
         )
-    name = m.file or _same_memory(s.path, m.title) or file_name(m.title)
+    indexed = None if m.file else _indexed(project, scope, m.title)
+    name = m.file or _same_memory(s.path, m.title, indexed) or file_name(m.title)
     _check_name(name)
     _in_own_scope(project, s, name)
     _not_one_file_with_another(s.path, name)
@@ -295,16 +296,41 @@ def record(project: Project, scope: str, m: Memory) -> Recorded:
         return _write(scope, s.path, name, m)
 
 
-MAX_NAMED = 2000  # topic files looked at for the memory a title names (a folder's first)
+MAX_NAMED = 2000  # topic files read for the memory a title names (those the index lacks)
 NAME_HEAD = 4096  # bytes of each read for its frontmatter's name
 
 
-def _same_memory(folder: Path, title: str) -> str | None:
+def _indexed(project: Project, scope: str, title: str) -> tuple[set[str], set[str]] | None:
+    """What the search index knows of `scope`'s top-level memories: the files it holds, and
+    those of them it titles like `title` (a `name:` titles a memory; LIKE, ASCII case and any
+    run of spaces: a superset `_same_memory` narrows). None: no index to ask. Round 23b: a
+    title new to a folder of 10,000 memories read 2,000 files' heads and missed the memory
+    the 2,001st's `name:` named."""
+    import sqlite3
+
+    from gitmem.recall.searchindex import connect
+
+    like = "%".join(re.sub(r"([\\%_])", r"\\\1", w) for w in title.split())
+    try:
+        db = connect(str(project.repo.common_dir))
+        held = "SELECT path FROM memory WHERE scope = ? AND instr(path, '/') = 0"
+        files = {path for (path,) in db.execute(held, (scope,))}
+        named = db.execute(f"{held} AND title LIKE ? ESCAPE '\\'", (scope, like))
+        return files, {path for (path,) in named}
+    except (sqlite3.Error, OSError):
+        return None
+
+
+def _same_memory(
+    folder: Path, title: str, indexed: tuple[set[str], set[str]] | None = None
+) -> str | None:
     """The topic file of `folder` that already is the memory `title` names, under a name
     `file_name` does not give: spelled with `-` or spaces (`verify-branch-before-diagnosing.md`
     for `verify_branch_before_diagnosing`), or a file whose frontmatter `name:` is the title.
     Round 23: recording the memory again by its title wrote a second file beside it, two
-    memories of one name, the old one's index line kept. None: the title's own name."""
+    memories of one name, the old one's index line kept. None: the title's own name.
+    `indexed` (the index's titles): only the files it titles so, and those it lacks, are read
+    (the file, not the index, decides)."""
     from gitmem.core.fileread import NotAFile, open_regular
     from gitmem.policy.rules import INDEX_NAMES
 
@@ -321,6 +347,9 @@ def _same_memory(folder: Path, title: str) -> str | None:
     spelled = [n for n in topics if _name_key(n) == key]
     if spelled:
         return spelled[0]
+    if indexed is not None:  # the files it titles so, and those it lacks (new since)
+        files, titled = indexed
+        topics = [n for n in topics if n in titled or n not in files]
     for n in topics[:MAX_NAMED]:
         try:
             fd = open_regular(folder / n)
@@ -336,9 +365,12 @@ def _same_memory(folder: Path, title: str) -> str | None:
     return None
 
 
+_SPACERS = re.compile(r"[-\s_]+")
+
+
 def _name_key(name: str) -> str:
     """A topic file's name as `file_name` would spell it: `-` and spaces are its `_`."""
-    return re.sub(r"[-\s_]+", "_", name.removesuffix(".md").casefold()).strip("_")
+    return _SPACERS.sub("_", name.removesuffix(".md").casefold()).strip("_")
 
 
 def _front_name(head: bytes) -> str | None:
