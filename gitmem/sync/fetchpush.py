@@ -15,7 +15,7 @@ from gitmem.gitstore.transport import NO_MESSAGE, unreached
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, listed_by_fetch, unglobbable
-from gitmem.sync.gate import RemoteGate
+from gitmem.sync.gate import RemoteGate, too_wide
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions, rewritten_note
 from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_specs
@@ -123,7 +123,13 @@ class Exchange:
             unglobbable(self.project, self.opts.timeout)  # names git refused: listed instead
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
-            if old and new and old != new and not self.repo.is_ancestor(old, new):
+            if (
+                old
+                and new
+                and old != new
+                and not too_wide(self.repo, new)  # refused at the gate, never walked
+                and not self.repo.is_ancestor(old, new)
+            ):
                 moved = self._renamed(self.project.route(ref).label, old)
                 if moved:  # the old name's tip vouches for the new name's history only as far
                     # as they share it: the personal checks (rollback) start from there

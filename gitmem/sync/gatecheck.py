@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
+from gitmem.core.limits import MAX_PARENTS
 from gitmem.core.sanitize import command_word
 from gitmem.errors import ConcurrentUpdate, TamperedRef, UntrustedTreeError
 from gitmem.gitstore.objects import as_tree_input, blobs
@@ -41,11 +42,9 @@ OTHER_PROJECT = "other-project:"
 # the kind of a writer tip refused for its signatures (`gitmem.requireSigned`): its kept
 # refusal is asked of git again, never of the cache alone (keys change outside gitmem)
 UNSIGNED = "unsigned"
-# the most parents a commit of memory history has: gitmem writes merges of two (a fold of writer
-# refs is merges of two, one after another). Red team 23: an octopus of 20,000 parents on the
-# team ref cost the first sync 17-24 s and every later one 2 s (git's walks of it grow with the
-# square of its parents) — refused before git walks it, and never held by a ref (`check`)
-MAX_PARENTS = 2
+# the kind of a tip refused for a commit of more than MAX_PARENTS parents (never held by a ref:
+# a held tip is one git walks at every fetch, and this walk grows with the square of its parents)
+WIDE = "wide"
 # new commits whose parents are read through the object reader (no walk of git's) before a tip
 # passes; past them (a long new history) one `rev-list --min-parents` asks git for the rest
 WIDE_WALK = 256
@@ -162,6 +161,8 @@ class TipChecks:
         if known is None:
             return None
         kind, message, hint, tool_hint = known
+        if kind == WIDE:
+            self._wide.add(commit)  # never held (`check`)
         if kind == UNSIGNED:  # asked again (one `git log`): a signer allowed since lets it in,
             # and `requireSigned` turned off too (red team 23: never kept, the held tip was
             # let go and taken anew every other sync, refused on one and silent on the next)
@@ -191,6 +192,10 @@ class TipChecks:
             raise known
         try:
             self._not_too_wide(commit, where, local)
+        except UntrustedTreeError as exc:
+            save_refused(common, where, commit, (WIDE, exc.message, exc.hint, exc.tool_hint))
+            raise
+        try:
             return check_tree(self.repo, commit, where, since=since, ours=lambda: self._ours(local))
         except (UntrustedTreeError, TamperedRef) as exc:
             kind = "tampered" if isinstance(exc, TamperedRef) else "untrusted"
