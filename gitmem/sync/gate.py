@@ -65,6 +65,10 @@ class RemoteGate:
         if self.repo.resolve(refused_hold(tracking)) is not None:
             self.checks().release(tracking)
 
+    def told_unfetched(self, ref: str, commit: str) -> bool:
+        """`TipChecks.told_unfetched`."""
+        return self.checks().told_unfetched(ref, commit)
+
     def refused_again(self, ref: str, tracking: str, commit: str) -> bool:
         """The writer tip `commit` of `tracking`, refused before and held, listed again by the
         remote: refused in the same words, neither fetched nor walked (`TipChecks.told_again`);

@@ -13,7 +13,13 @@ from gitmem.core.limits import MAX_PARENTS
 from gitmem.core.sanitize import command_word
 from gitmem.errors import ConcurrentUpdate, TamperedRef, UntrustedTreeError
 from gitmem.gitstore.objects import as_tree_input, blobs
-from gitmem.policy.checkedtrees import load_checked, load_refused, save_checked, save_refused
+from gitmem.policy.checkedtrees import (
+    WIDE,
+    load_checked,
+    load_refused,
+    save_checked,
+    save_refused,
+)
 from gitmem.policy.rules import (
     Finding,
     must_be_signed,
@@ -42,9 +48,6 @@ OTHER_PROJECT = "other-project:"
 # the kind of a writer tip refused for its signatures (`gitmem.requireSigned`): its kept
 # refusal is asked of git again, never of the cache alone (keys change outside gitmem)
 UNSIGNED = "unsigned"
-# the kind of a tip refused for a commit of more than MAX_PARENTS parents (never held by a ref:
-# a held tip is one git walks at every fetch, and this walk grows with the square of its parents)
-WIDE = "wide"
 # new commits whose parents are read through the object reader (no walk of git's) before a tip
 # passes; past them (a long new history) one `rev-list --min-parents` asks git for the rest
 WIDE_WALK = 256
@@ -89,8 +92,12 @@ class TipChecks:
                 if not self._plain_personal(pin, counts, since):
                     self._verify_personal(ref, commit, local, pin)
         except (UntrustedTreeError, TamperedRef) as exc:
-            # an octopus is never held: a held tip is a ref git walks at every fetch
-            hold = None if commit in self._wide else commit
+            # an octopus is never held as a commit (a held tip is a ref git walks at every
+            # fetch): a main ref's is marked by its tree, and not fetched while the remote
+            # lists it (`wide_unfetched`); a writer ref's listing never fetches a held tip
+            hold = commit
+            if commit in self._wide and not writer:
+                hold = self.repo.read_commit(commit)[0]
             if writer:  # its tracking ref dropped: never merged; its tip held (`told_again`)
                 self.repo.delete_ref(tracking, commit)
                 self._hold(tracking, hold)
@@ -138,6 +145,20 @@ class TipChecks:
             "user.signingKey) or add their key to gpg.ssh.allowedSignersFile; "
             "nothing was written",
         )
+
+    def told_unfetched(self, ref: str, commit: str) -> bool:
+        """The remote still lists `commit`, the wide tip of `ref` refused before and not
+        fetched again (`sync/start.wide_unfetched`): its kept refusal said again and `ref` set
+        aside, nothing fetched nor walked. False when that refusal is not kept any more."""
+        known = self._kept_refusal(self.project.source_name(ref), commit)
+        if known is None:
+            return False
+        self.run.locked.add(ref)
+        self.result.refused.append(known)
+        self.result.report(ref).refused = True
+        if not self.run.open_refs():
+            raise known
+        return True
 
     def _writer_where(self, tracking: str) -> str:
         return f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
