@@ -230,7 +230,7 @@ def test_a_teammates_other_agent_memory_on_the_team_ref_is_named_with_the_settin
     assert advice in doctor.out, doctor.out
     fix = "fix: to sync them too: gitmem config agents claude,goose,cline"
     assert fix in doctor.out
-    world.git(*fix.split("git ", 1)[1].split(), cwd=a)  # the fix, as said
+    world.ok("-C", str(a), *fix.split("gitmem ", 1)[1].split())  # the fix, as said
     world.ok("-C", str(a), "sync")
     assert (a / "memory-bank" / "projectbrief.md").read_text() == "# brief\n"
     assert (a / ".goose" / "memory" / "dev.txt").read_text() == "fact one\n\nfact two\n"

@@ -257,7 +257,9 @@ def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it
         "gitmem.refPrefix": ("refs/bogus", "gitmem.refPrefix = 'refs/bogus' is not a folder"),
     }
     for key, (value, said) in cases.items():
-        world.git("config", key, value, cwd=a)
+        # an agent other than Claude Code widens what syncs: the user's word only (round 23)
+        where = ["--global"] if key == "gitmem.agents" else []
+        world.git("config", *where, key, value, cwd=a)
         run = world.gitmem("-C", str(a), "doctor", "--offline")
         assert run.code == 1 and not run.err, (key, run)
         lines = run.out.splitlines()
@@ -269,7 +271,7 @@ def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it
         assert as_json.code == 1, as_json
         found = json.loads(as_json.out)
         assert [(f["area"], f["level"]) for f in found] == [("config", "problem")], found
-        world.git("config", "--unset", key, cwd=a)
+        world.git("config", *where, "--unset", key, cwd=a)
         assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
 
 

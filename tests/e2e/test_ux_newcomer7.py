@@ -226,7 +226,7 @@ def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_do
     from tests.support.world import REPO_ROOT
 
     a = world.clone("a")
-    world.ok("-C", str(a), "config", "agents", "claude,cursor")
+    world.git("config", "--global", "gitmem.agents", "claude,cursor")
     run = world.gitmem("-C", str(a), "status")
     assert run.code == 2 and not run.out, run
     first, hint = run.err.splitlines()
