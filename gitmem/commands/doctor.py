@@ -151,7 +151,7 @@ def _agent_folders(project: Project, checkup: Checkup) -> None:
 def _other_agents(project: Project, checkup: Checkup) -> None:
     """The team's memory holds folders of agents this clone does not sync (a teammate's goose or
     Cline memory): kept on the ref, never written here, and nothing else would say so."""
-    from gitmem.project.adapters import ADAPTERS, AGENTS_SETTING, PROJECT_SHARED, agents_of
+    from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED, agents_of
     from gitmem.project.scopes import TEAM_REF
 
     repo = project.repo

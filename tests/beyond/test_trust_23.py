@@ -4,8 +4,8 @@ settings that widen, octopus history")."""
 
 from __future__ import annotations
 
-import os
 import subprocess
+from pathlib import Path
 
 from gitmem.core.choices import lowers
 from gitmem.project.scopes import refused_hold
@@ -21,7 +21,10 @@ def _octopus(world: World, parents: int, buried: bool = False) -> str:
     commit. Its id."""
     tip = world.plumb(world.remote, "rev-parse", TEAM)
     when = "committer M <m@example.com> 1700000000 +0000\n"
-    lines = [f"commit refs/oct\nmark :{i + 1}\n{when}data 6\n{i:06}\nfrom {tip}\n\n" for i in range(parents)]
+    lines = [
+        f"commit refs/oct\nmark :{i + 1}\n{when}data 6\n{i:06}\nfrom {tip}\n\n"
+        for i in range(parents)
+    ]
     merges = "".join(f"merge :{i + 1}\n" for i in range(1, parents))
     lines.append(f"commit {TEAM}\nmark :{parents + 1}\n{when}data 4\noct\nfrom :1\n{merges}\n")
     if buried:
@@ -37,7 +40,7 @@ def _octopus(world: World, parents: int, buried: bool = False) -> str:
     return world.plumb(world.remote, "rev-parse", f"{TEAM}{'~1' if buried else ''}")
 
 
-def _team_paths(world: World, repo: os.PathLike[str]) -> list[str]:
+def _team_paths(world: World, repo: Path) -> list[str]:
     return world.plumb(repo, "ls-tree", "-r", "--name-only", TEAM).split("\n")
 
 
