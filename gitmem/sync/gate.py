@@ -22,8 +22,12 @@ def too_wide(repo: Store, commit: str) -> bool:
     """Whether `commit` has more parents than memory history ever has (core/limits.MAX_PARENTS):
     read, never walked, before a question of git's would walk its parents (`is_ancestor`)."""
     from gitmem.core.limits import MAX_PARENTS
+    from gitmem.errors import GitError
 
-    return len(repo.read_commit(commit)[1]) > MAX_PARENTS
+    try:
+        return len(repo.read_commit(commit)[1]) > MAX_PARENTS
+    except GitError:  # not a commit: the gate's checks say what it is
+        return False
 
 
 class RemoteGate:
