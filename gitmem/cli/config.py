@@ -16,6 +16,7 @@ NAMES = {
     "requiresigned": "gitmem.requireSigned",
     "teamdir": "gitmem.teamDir",
     "allowsecret": "gitmem.allowSecret",
+    "agents": "gitmem.agents",
 }
 
 
@@ -27,15 +28,17 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
         "Set (or with --unset remove) a gitmem setting of this repository: encrypt "
         "(personal, local, off), sign (true, false), requireSigned (true, false), teamDir (a "
         "folder), allowSecret (a value the secret scan names, sha256:…, or path:GLOB; each one "
-        "adds to the list). A value that protects less (encrypt off or local, sign false, "
-        "requireSigned false, a teamDir outside the working tree, any allowSecret) counts only when "
+        "adds to the list), agents (claude and the other agents whose memory folders sync). A "
+        "value that protects less or widens what syncs (encrypt off or local, sign false, "
+        "requireSigned false, a teamDir outside the working tree, any allowSecret, agents "
+        "naming another agent than claude) counts only when "
         "it is yours: your global or system git config, the command line, or this command, "
         "which records it outside the repository (a .git that came with an archive cannot); "
         "the same value written by hand in .git/config is ignored, and sync and doctor say "
         "so. With NAME alone, print the value in effect.",
     )
     p.add_argument(
-        "name", metavar="NAME", help="encrypt, sign, requireSigned, teamDir or allowSecret"
+        "name", metavar="NAME", help="encrypt, sign, requireSigned, teamDir, allowSecret or agents"
     )
     p.add_argument("value", nargs="?", metavar="VALUE", help="the value to set")
     p.add_argument("--unset", action="store_true", help="remove the setting of this repository")
@@ -81,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     if key is None:
         raise UsageError(
             f"gitmem config: unknown setting {args.name!r}",
-            "name one of: encrypt, sign, requireSigned, teamDir, allowSecret (others: git config gitmem.NAME V)",
+            "name one of: encrypt, sign, requireSigned, teamDir, allowSecret, agents (others: git config gitmem.NAME V)",
         )
     if args.unset and args.value is not None:
         raise UsageError("gitmem config: --unset takes no VALUE", f"gitmem config --unset {key}")
@@ -120,6 +123,14 @@ def run(args: argparse.Namespace) -> int:
         if not value:
             raise UsageError(refused, "name a folder (gitmem config teamDir PATH), or --unset it")
         _team_dir_confined(repo, value)
+    elif key == "gitmem.agents":
+        from gitmem.errors import ConfigError
+        from gitmem.project.adapters import enabled_agents
+
+        try:
+            enabled_agents(value, "")
+        except ConfigError as e:
+            raise UsageError(refused, e.hint) from None
     elif value.lower() not in (
         "true",
         "false",

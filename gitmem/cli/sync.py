@@ -289,7 +289,7 @@ def lowered_by_repo(repo: Any) -> list[str]:
         name = short.get(key, key)
         lines.append(
             f"{key} = {value} in this repository's own config is ignored (a .git can come with "
-            f"an archive; only your own word lowers protection): if it is yours, "
+            f"an archive; only your own word lowers protection or widens what syncs): if it is yours, "
             f"gitmem config {name} {value}"
         )
     return lines

@@ -151,7 +151,7 @@ def _agent_folders(project: Project, checkup: Checkup) -> None:
 def _other_agents(project: Project, checkup: Checkup) -> None:
     """The team's memory holds folders of agents this clone does not sync (a teammate's goose or
     Cline memory): kept on the ref, never written here, and nothing else would say so."""
-    from gitmem.project.adapters import ADAPTERS, AGENTS_SETTING, PROJECT_SHARED, agents_of
+    from gitmem.project.adapters import ADAPTERS, PROJECT_SHARED, agents_of
     from gitmem.project.scopes import TEAM_REF
 
     repo = project.repo
@@ -176,7 +176,7 @@ def _other_agents(project: Project, checkup: Checkup) -> None:
             "agents",
             ADVICE,
             f"the team's memory holds {held}: agents not synced here",
-            f"to sync them too: git config {AGENTS_SETTING} {wanted}",
+            f"to sync them too: gitmem config agents {wanted}",
         )
 
 
@@ -390,12 +390,14 @@ def _settings_from_tree(project: Project, checkup: Checkup) -> None:
             key.removeprefix("gitmem.")
             .replace("requiresigned", "requireSigned")
             .replace("allowsecret", "allowSecret")
+            .replace("refprefix", "refPrefix")
         )
         checkup.add(
             "settings",
             ADVICE,
             f"{terminal(key)} = {terminal(value)} in this repository's own config is ignored: "
-            "a choice that lowers protection counts only when it is yours (a .git can come "
+            "a choice that lowers protection or widens what syncs counts only when it is yours "
+            "(a .git can come "
             "with an archive)",
             f"if it is yours: gitmem config {name} {terminal(value)}",
         )

@@ -1,8 +1,10 @@
-"""Settings that lower protection count only when they are the user's own word (charter 5).
+"""Settings that lower protection, or widen what syncs, count only when they are the user's own
+word (charter 4, 5).
 
 `gitmem.encrypt off|local`, `gitmem.sign false`, `gitmem.requireSigned false`, a
 `gitmem.teamDir` outside the work tree, any `gitmem.allowSecret` in a repository's
-own configuration (`.git/config`, `config.worktree`) may have come with the folder: a `.git`
+own configuration (`.git/config`, `config.worktree`) may have come with the folder (and, round
+23, a `gitmem.agents` naming another agent than Claude Code: it widens what syncs): a `.git`
 unpacked from an archive or a tarball, or a setting a committed file slipped in. Red team 10
 found it taken as the user's word, and personal memory pushed in plaintext. Such a value counts
 when the user's own configuration says it (command line, environment, global, system), or when
@@ -64,6 +66,11 @@ def lowers(key: str, value: str, toplevel: Path | None = None) -> bool:
         return v in _FALSE
     if key == "gitmem.requiresigned":
         return v not in _TRUE
+    # round 23: a setting that widens what syncs, the same rule — an archive's
+    # `gitmem.agents = cline,goose` made `memory-bank/` and `.goose/memory` folders the team
+    # ref publishes
+    if key == "gitmem.agents":
+        return any(n != "claude" for n in v.replace(",", " ").split())
     # any value lets the secret scan pass something (red team 12: `path:*` in an archive's
     # `.git/config` let every secret an agent wrote reach the archive's remote)
     return key == "gitmem.allowsecret" and bool(v)
@@ -75,6 +82,7 @@ PROTECTIVE = (
     "gitmem.requiresigned",
     "gitmem.teamdir",
     "gitmem.allowsecret",
+    "gitmem.agents",
 )
 # settings git keeps several values of (`git config --add`): recorded as a set
 MULTI = ("gitmem.allowsecret",)

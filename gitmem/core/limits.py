@@ -4,6 +4,11 @@ a reader of one limit (every sync's snapshot) does not import the rules (`policy
 `policy/treecheck.py`: loaded where a file or tree is checked)."""
 
 MAX_BLOB_BYTES = 4 * 1024 * 1024
+# the most parents a commit of memory history has: gitmem writes merges of two (a fold of writer
+# refs: merges of two, one after another). Red team 23: an octopus of 20,000 parents on the team
+# ref cost the first sync 17-24 s and every later one 2 s (git's walks of it grow with the
+# square of its parents): refused at the gate before gitmem asks git to walk it (sync/gate.py)
+MAX_PARENTS = 2
 MAX_DEPTH = 12  # path components, the top-level folder included
 MAX_TREE_BYTES = 64 * 1024 * 1024  # tree objects read in a shape check
 MAX_PAYLOAD = 1 << 20  # a hook's JSON on stdin (every hook: SessionStart/End, the prompt's)

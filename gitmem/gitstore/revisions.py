@@ -96,6 +96,12 @@ class History(GitDir):
         out = self.git("rev-list", "--no-merges", "-n1", tip, "--not", *held, "--").stdout
         return bool(out.strip())
 
+    def first_wide(self, tips: Sequence[str], held: Sequence[str], parents: int) -> str | None:
+        """A commit of at least `parents` parents that `tips` reach and none of `held` does,
+        or None (one process)."""
+        args = ["rev-list", f"--min-parents={parents}", "-n1", *tips, "--not", *held, "--"]
+        return self.git(*args, check=False).stdout.decode("ascii", "replace").strip() or None
+
     def whole(self, tips: Sequence[str]) -> bool:
         """Whether every object the commits `tips` reach is here, as git checks a fetch
         (`rev-list --objects ... --not --all`): a commit alone says nothing of its tree — a

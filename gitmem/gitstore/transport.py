@@ -268,26 +268,29 @@ _ADVERTISED = re.compile(rb"packet:\s+[\w.-]+< ([0-9a-f]{40}(?:[0-9a-f]{24})?) (
 LISTING_BYTES = 64 << 20  # of a fetch's trace read (100,000 refs: ~12 MiB)
 
 
-def listing_file(common_dir: Path, fresh: bool = False) -> Path:
-    """Where a listing fetch's connection is traced (`Transport.start_fetch`)."""
+def listing_file(common_dir: Path, fresh: bool = False, exact: bool = False) -> Path:
+    """Where a listing fetch's connection is traced (`Transport.start_fetch`); `exact`: a fetch
+    of exact names that lists one without fetching it (a refused wide tip's ref, round 23),
+    which runs beside the writer refs' listing."""
     from gitmem.core.statedir import state_dir
 
     folder = state_dir(common_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / "fetch-listing"
+    path = folder / ("fetch-listing-exact" if exact else "fetch-listing")
     if fresh:  # git appends: nothing of an earlier fetch, and never through a planted link
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
     return path
 
 
-def advertised(common_dir: Path, prefix: str) -> dict[str, str] | None:
+def advertised(common_dir: Path, prefix: str, exact: bool = False) -> dict[str, str] | None:
     """ref -> id of each ref under `prefix` the last listing fetch's remote advertised
-    (`Transport.start_fetch`), read once (the file removed); None: no such fetch since, or a
-    trace with no ref line or cut at LISTING_BYTES (its caller fetches as before)."""
+    (`Transport.start_fetch`; `exact`: its listing of exact names), read once (the file
+    removed); None: no such fetch since, or a trace with no ref line or cut at LISTING_BYTES
+    (its caller fetches as before)."""
     from gitmem.core.statedir import open_own
 
-    path = listing_file(common_dir)
+    path = listing_file(common_dir, exact=exact)
     try:
         with open_own(path) as fh:
             data = fh.read(LISTING_BYTES)
@@ -344,8 +347,11 @@ class Transport(GitDir):
         both asked for and negated (`+X*:Y*`, `^X*`) is listed, never fetched: what the
         remote advertised under X is kept for `advertised` (red team 19)."""
         env = NO_PROMPT
-        if any(spec.startswith("^") and spec.endswith("*") for spec in refspecs):
-            env = {**NO_PROMPT, "GIT_TRACE_PACKET": str(listing_file(self.common_dir, fresh=True))}
+        negated = [spec for spec in refspecs if spec.startswith("^")]
+        if negated:  # a glob's (writer refs) or exact names' (a refused wide tip's, round 23)
+            exact = not any(spec.endswith("*") for spec in negated)
+            listing = listing_file(self.common_dir, fresh=True, exact=exact)
+            env = {**NO_PROMPT, "GIT_TRACE_PACKET": str(listing)}
         running = self.start(*fetch_args(remote, refspecs), timeout=timeout, env=env)
         return PendingFetch(self, remote, refspecs, running, timeout)
 

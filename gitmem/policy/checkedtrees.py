@@ -159,6 +159,16 @@ def load_refused(common_dir: Path, where: str, commit: str) -> Refusal | None:
     return None
 
 
+# the kind of a tip refused for a commit of more parents than memory history has (sync/gatecheck)
+WIDE = "wide"
+
+
+def refused_as(common_dir: Path, where: str, kind: str) -> str | None:
+    """The last tip refused as `where` for `kind` under the current rules, or None."""
+    found = [t[1] for t in _load_refused(common_dir) if t[0] == where and t[2] == kind]
+    return found[-1] if found and isinstance(found[-1], str) else None
+
+
 def _text(value: object) -> str | None:
     return value if isinstance(value, str) else None
 

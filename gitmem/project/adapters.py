@@ -113,7 +113,12 @@ def enabled_agents(value: str | None, where: str = "--global") -> tuple[str, ...
             n if n in ADAPTERS else next(iter(get_close_matches(n, ADAPTERS, 1)), "") for n in names
         ]
         fixed = ",".join(dict.fromkeys(n for n in meant if n)) or DEFAULT_AGENTS[0]
-        command = " ".join(["git config", *([where] if where else []), AGENTS_SETTING, fixed])
+        # the repository's own value counts only as `gitmem config` records it (core/choices)
+        command = (
+            f"git config {where} {AGENTS_SETTING} {fixed}"
+            if where
+            else f"gitmem config agents {fixed}"
+        )
         raise ConfigError(
             f"{AGENTS_SETTING} names an agent gitmem does not know: {', '.join(unknown)}{why}",
             f"choose among {', '.join(ADAPTERS)} ({command})",

@@ -15,10 +15,16 @@ from gitmem.gitstore.transport import NO_MESSAGE, unreached
 from gitmem.project.scopes import GITMEM_PREFIX, HUB_FETCH_HINT, Project
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import fetch_spec, listed_by_fetch, unglobbable
-from gitmem.sync.gate import RemoteGate
+from gitmem.sync.gate import RemoteGate, too_wide
 from gitmem.sync.ledger import SyncRun
 from gitmem.sync.report import SyncOptions, rewritten_note
-from gitmem.sync.start import DEFAULT_TIMEOUT, begin_fetch, fetch_plan, writer_specs
+from gitmem.sync.start import (
+    DEFAULT_TIMEOUT,
+    begin_fetch,
+    fetch_plan,
+    wide_unfetched,
+    writer_specs,
+)
 
 __all__ = ["Exchange", "fetch_plan", "fetch_tracking"]
 
@@ -94,6 +100,24 @@ class Exchange:
         self.run.fetched_from.update(known)
         return begin_fetch(self.project, known, self.opts.timeout, self.extra)
 
+    def _wide_listed(self, wide: dict[str, str]) -> None:
+        """Refs whose refused wide tip the fetch listed but did not fetch (`fetch_plan`): still
+        that tip there, refused again in the same words with nothing fetched nor walked;
+        moved or gone, the hold let go and the new tip fetched by name (one more round trip,
+        only then)."""
+        from gitmem.gitstore.transport import advertised
+
+        listing = advertised(self.repo.common_dir, "refs/", exact=True)
+        for ref, commit in wide.items():
+            route = self.project.route(ref)
+            tip = (listing or {}).get(route.name)
+            if listing is not None and tip == commit and self.gate.told_unfetched(ref, commit):
+                continue
+            self.gate.checks().release(route.tracking)
+            if listing is None or tip is not None:
+                spec = f"+{route.name}:{route.tracking}"
+                self.repo.fetch(route.remote, [spec], self.opts.timeout)
+
     def cancel_fetch(self, pending: list[Fetching]) -> None:
         for fetch in pending:
             fetch.cancel()
@@ -114,6 +138,9 @@ class Exchange:
             raise
         if prune:
             self._prune(missing)
+        wide = wide_unfetched(self.project, self.run.fetched_from)
+        if wide:
+            self._wide_listed(wide)
         if self._listing:  # the writer refs listed in the fetch's connection: changed ones fetched
             listed_by_fetch(self.project, self.opts.timeout)
         elif (
@@ -123,7 +150,13 @@ class Exchange:
             unglobbable(self.project, self.opts.timeout)  # names git refused: listed instead
         for ref, old in self.run.fetched_from.items():
             new = self.repo.resolve(self.project.tracking_ref(ref))
-            if old and new and old != new and not self.repo.is_ancestor(old, new):
+            if (
+                old
+                and new
+                and old != new
+                and not too_wide(self.repo, new)  # refused at the gate, never walked
+                and not self.repo.is_ancestor(old, new)
+            ):
                 moved = self._renamed(self.project.route(ref).label, old)
                 if moved:  # the old name's tip vouches for the new name's history only as far
                     # as they share it: the personal checks (rollback) start from there

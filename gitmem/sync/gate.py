@@ -13,8 +13,21 @@ from gitmem.project.scopes import refused_hold
 from gitmem.sync.ledger import SyncRun
 
 if TYPE_CHECKING:
+    from gitmem.gitstore.store import Store
     from gitmem.policy.treecheck import RefMeta
     from gitmem.sync.gatecheck import TipChecks
+
+
+def too_wide(repo: Store, commit: str) -> bool:
+    """Whether `commit` has more parents than memory history ever has (core/limits.MAX_PARENTS):
+    read, never walked, before a question of git's would walk its parents (`is_ancestor`)."""
+    from gitmem.core.limits import MAX_PARENTS
+    from gitmem.errors import GitError
+
+    try:
+        return len(repo.read_commit(commit)[1]) > MAX_PARENTS
+    except GitError:  # not a commit: the gate's checks say what it is
+        return False
 
 
 class RemoteGate:
@@ -38,7 +51,11 @@ class RemoteGate:
         if (
             not unheld
             and local is not None
-            and (local == commit or self.repo.is_ancestor(commit, local))
+            and (
+                local == commit
+                # an octopus is never ours: read, so no walk of git's asks (red team 23)
+                or (not too_wide(self.repo, commit) and self.repo.is_ancestor(commit, local))
+            )
         ):
             self.run.checked.add(commit)  # already part of our history: checked when it arrived
             self._release(tracking, writer)
@@ -51,6 +68,10 @@ class RemoteGate:
         refs' cache: no process unless one is held. A writer ref's alike (round 22)."""
         if self.repo.resolve(refused_hold(tracking)) is not None:
             self.checks().release(tracking)
+
+    def told_unfetched(self, ref: str, commit: str) -> bool:
+        """`TipChecks.told_unfetched`."""
+        return self.checks().told_unfetched(ref, commit)
 
     def refused_again(self, ref: str, tracking: str, commit: str) -> bool:
         """The writer tip `commit` of `tracking`, refused before and held, listed again by the

@@ -9,10 +9,17 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping
 
+from gitmem.core.limits import MAX_PARENTS
 from gitmem.core.sanitize import command_word
 from gitmem.errors import ConcurrentUpdate, TamperedRef, UntrustedTreeError
 from gitmem.gitstore.objects import as_tree_input, blobs
-from gitmem.policy.checkedtrees import load_checked, load_refused, save_checked, save_refused
+from gitmem.policy.checkedtrees import (
+    WIDE,
+    load_checked,
+    load_refused,
+    save_checked,
+    save_refused,
+)
 from gitmem.policy.rules import (
     Finding,
     must_be_signed,
@@ -41,6 +48,9 @@ OTHER_PROJECT = "other-project:"
 # the kind of a writer tip refused for its signatures (`gitmem.requireSigned`): its kept
 # refusal is asked of git again, never of the cache alone (keys change outside gitmem)
 UNSIGNED = "unsigned"
+# new commits whose parents are read through the object reader (no walk of git's) before a tip
+# passes; past them (a long new history) one `rev-list --min-parents` asks git for the rest
+WIDE_WALK = 256
 
 
 class TipChecks:
@@ -51,6 +61,7 @@ class TipChecks:
         self.run = run
         self.project, self.repo, self.opts = run.project, run.repo, run.opts
         self.result, self.views, self.ledger = run.result, run.views, run.ledger
+        self._wide: set[str] = set()  # tips refused for a commit of too many parents
 
     def check(self, ref: str, tracking: str, commit: str, local: str | None, writer: bool) -> bool:
         """Validate the fetched tip `commit` of `tracking` (of `ref`; `writer`: one of its
@@ -81,13 +92,19 @@ class TipChecks:
                 if not self._plain_personal(pin, counts, since):
                     self._verify_personal(ref, commit, local, pin)
         except (UntrustedTreeError, TamperedRef) as exc:
+            # an octopus is never held as a commit (a held tip is a ref git walks at every
+            # fetch): a main ref's is marked by its tree, and not fetched while the remote
+            # lists it (`wide_unfetched`); a writer ref's listing never fetches a held tip
+            hold = commit
+            if commit in self._wide and not writer:
+                hold = self.repo.read_commit(commit)[0]
             if writer:  # its tracking ref dropped: never merged; its tip held (`told_again`)
                 self.repo.delete_ref(tracking, commit)
-                self._hold(tracking, commit)
+                self._hold(tracking, hold)
                 self.result.refused.append(exc)
                 return False
             self._unfetch(ref, commit)
-            self._hold(tracking, commit)
+            self._hold(tracking, hold)
             # one hostile ref must not hold the others back: set it aside (nothing of it
             # written, nothing of ours committed or pushed on it) and say so after the rest
             self.run.locked.add(ref)
@@ -129,6 +146,20 @@ class TipChecks:
             "nothing was written",
         )
 
+    def told_unfetched(self, ref: str, commit: str) -> bool:
+        """The remote still lists `commit`, the wide tip of `ref` refused before and not
+        fetched again (`sync/start.wide_unfetched`): its kept refusal said again and `ref` set
+        aside, nothing fetched nor walked. False when that refusal is not kept any more."""
+        known = self._kept_refusal(self.project.source_name(ref), commit)
+        if known is None:
+            return False
+        self.run.locked.add(ref)
+        self.result.refused.append(known)
+        self.result.report(ref).refused = True
+        if not self.run.open_refs():
+            raise known
+        return True
+
     def _writer_where(self, tracking: str) -> str:
         return f"{self.project.remote}/{GITMEM_PREFIX}{tracking.split('/', 3)[3]}"
 
@@ -151,6 +182,8 @@ class TipChecks:
         if known is None:
             return None
         kind, message, hint, tool_hint = known
+        if kind == WIDE:
+            self._wide.add(commit)  # never held (`check`)
         if kind == UNSIGNED:  # asked again (one `git log`): a signer allowed since lets it in,
             # and `requireSigned` turned off too (red team 23: never kept, the held tip was
             # let go and taken anew every other sync, refused on one and silent on the next)
@@ -179,11 +212,46 @@ class TipChecks:
         if known is not None:
             raise known
         try:
+            self._not_too_wide(commit, where, local)
+        except UntrustedTreeError as exc:
+            save_refused(common, where, commit, (WIDE, exc.message, exc.hint, exc.tool_hint))
+            raise
+        try:
             return check_tree(self.repo, commit, where, since=since, ours=lambda: self._ours(local))
         except (UntrustedTreeError, TamperedRef) as exc:
             kind = "tampered" if isinstance(exc, TamperedRef) else "untrusted"
             save_refused(common, where, commit, (kind, exc.message, exc.hint, exc.tool_hint))
             raise
+
+    def _not_too_wide(self, commit: str, where: str, local: str | None) -> None:
+        """Refuse `commit` when a commit of its new history has more than MAX_PARENTS parents,
+        found by reading commits (the object reader: git walks nothing) down to one we hold or
+        one we had fetched (the tip before this fetch); past WIDE_WALK of them, git is asked
+        of the rest once (`rev-list --min-parents`, linear on a history of plain commits)."""
+        known = {c for c in (local, *self.run.fetched_from.values()) if c}
+        todo, seen = [commit], set(known)
+        wide: str | None = None
+        while todo and wide is None and len(seen) - len(known) < WIDE_WALK:
+            oid = todo.pop()
+            if oid in seen:
+                continue
+            seen.add(oid)
+            parents = self.repo.read_commit(oid)[1]
+            if len(parents) > MAX_PARENTS:
+                wide = oid
+            todo.extend(parents)
+        if todo and wide is None:  # a long new history: git reads the rest
+            wide = self.repo.first_wide(todo, sorted(known), MAX_PARENTS + 1)
+        if wide is None:
+            return
+        count = len(self.repo.read_commit(wide)[1])
+        self._wide.add(commit)  # never held by a ref: git would walk it at every fetch
+        raise UntrustedTreeError(
+            f"{where}: commit {wide[:12]} merges {count} parents (gitmem's history merges "
+            f"{MAX_PARENTS}): refused before git walks it",
+            f"not history gitmem writes: ask who pushed {where} to put back its last tip "
+            "gitmem wrote (your memory here stays as it was)",
+        )
 
     def _not_utf8(self, ref: str, finding: Finding) -> None:
         """A pulled file that is text but not UTF-8 (GM113), for the --json report: its path

@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from gitmem.gitstore.store import Fetching
-from gitmem.project.scopes import TEAM_REF, Project, Scope
+from gitmem.project.scopes import TEAM_REF, Project, Scope, refused_hold
 from gitmem.project.state import holding_lock
 from gitmem.project.writerrefs import enabled, fetch_specs
 
@@ -59,18 +59,37 @@ def writer_specs(
 
 
 def fetch_plan(
-    project: Project, refs: Iterable[str], extra: Mapping[str, list[str]] | None = None
+    project: Project,
+    refs: Iterable[str],
+    extra: Mapping[str, list[str]] | None = None,
+    wide: Mapping[str, str] | None = None,
 ) -> dict[str, list[str]]:
     """remote -> the refspecs a sync of `refs` fetches from it (in the order of `refs`);
-    `extra`: ref -> refspecs fetched with it from its remote (the team ref's writer refs)."""
+    `extra`: ref -> refspecs fetched with it from its remote (the team ref's writer refs);
+    `wide`: refs whose refused wide tip is not fetched again (sync/gate.wide_unfetched)."""
     plan: dict[str, list[str]] = {}
     for ref in refs:
         route = project.route(ref)
         # exact names only: a glob would also bring every sibling (`team-1` … `team-8000`),
         # and a ref the remote lacks is dropped by the fetch (gitstore.Transport.fetch)
         plan.setdefault(route.remote, []).append(f"+{route.name}:{route.tracking}")
+        if wide is not None and ref in wide:  # listed in the fetch's connection, not fetched
+            plan[route.remote].append(f"^{route.name}")
         plan[route.remote] += (extra or {}).get(ref, [])
     return plan
+
+
+def wide_unfetched(project: Project, refs: Iterable[str]) -> dict[str, str]:
+    """ref -> its wide tip refused before (sync/gatecheck `_not_too_wide`), marked by a hold:
+    fetched no more while the remote lists it (`Exchange.finish_fetch`) — git walks a tip it
+    fetches, held or not, at every fetch. From our refs' cache: no file read unless one is held."""
+    holds = [r for r in refs if project.repo.resolve(refused_hold(project.tracking_ref(r)))]
+    if not holds:
+        return {}
+    from gitmem.policy.checkedtrees import WIDE, refused_as
+
+    tips = {r: refused_as(project.repo.common_dir, project.source_name(r), WIDE) for r in holds}
+    return {r: tip for r, tip in tips.items() if tip}
 
 
 def begin_fetch(
@@ -85,13 +104,19 @@ def begin_fetch(
     tracking = {project.tracking_ref(r): oid for r, oid in known.items()}
     pending: list[Fetching] = []
     try:
-        for remote, specs in fetch_plan(project, known, extra).items():
+        wide = wide_unfetched(project, known)
+        for remote, specs in fetch_plan(project, known, extra, wide).items():
             # a ref the remote may not have (never seen there: no team memory yet, a first
             # sync) is fetched beside the others, not with them: git fails a fetch at the
             # first name the remote lacks, and a retry would cost a round trip. A glob (the
             # writer refs) never fails: it goes with the others
+            # a refused wide tip's ref, listed not fetched, goes alone: a fetch that prunes
+            # (the writer refs' glob) would delete its tracking ref
+            held = {s[1:] for s in specs if s.startswith("^") and "*" not in s}
+            listed = [s for s in specs if s.lstrip("+^").partition(":")[0] in held]
+            specs = [s for s in specs if s not in listed]
             seen = [s for s in specs if "*" in s or tracking.get(s.partition(":")[2]) is not None]
-            for group in (seen, [s for s in specs if s not in seen]):
+            for group in (seen, [s for s in specs if s not in seen], listed):
                 if group:
                     pending.append(project.repo.start_fetch(remote, group, timeout))
     except BaseException:

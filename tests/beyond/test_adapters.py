@@ -175,7 +175,7 @@ def test_other_agents_files_are_not_held_to_claude_codes_frontmatter() -> None:
 
 def test_a_teammate_without_the_adapter_keeps_its_memory_on_the_ref(world: World) -> None:
     a, b = world.clone("a"), world.clone("b")
-    world.git("config", "gitmem.agents", "claude,cline", cwd=a)  # a alone uses Cline
+    world.ok("-C", str(a), "config", "agents", "claude,cline")  # a alone uses Cline
     write_files(a / "memory-bank", {"projectbrief.md": "# Brief\n"})
     world.ok("-C", str(a), "sync")
     write_files(world.scope_path(b, "team"), {"MEMORY.md": "- from b\n"})

@@ -46,7 +46,7 @@ def test_a_committed_link_as_an_adapter_folder_hides_nothing_from_git_status(
         write_files(a / target, {"feature.py": "new work\n", "memory/x.txt": "x\n"})
     world.git("add", "memory-bank", ".goose", cwd=a)
     world.git("commit", "-qm", "links", cwd=a)
-    world.git("config", "gitmem.agents", "claude,cline,goose", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,cline,goose")
     run = world.gitmem("-C", str(a), "sync")
     assert run.code == 0 and "symbolic link" in run.err, run.err
     status = world.git("status", "--short", "--untracked-files=all", cwd=a)

@@ -607,7 +607,7 @@ def test_a_team_folder_set_to_another_agents_folder_shares_nothing_twice(
     sync skips the scope, `record` writes nothing there."""
     a = world.clone("a")
     write_files(a / team_dir, {"own.md": "the other agent's own\n"})
-    world.git("config", "gitmem.agents", "claude,cline,goose", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,cline,goose")
     world.git("config", "gitmem.teamDir", team_dir, cwd=a)
 
     run = world.gitmem("-C", str(a), "sync")

@@ -103,7 +103,7 @@ def test_shared_and_unpublish_name_the_adapters_folders_on_the_team_ref(world: W
     offered team and agents only, and `unpublish goose` did not say the team ref carries it
     (the user left it published, believing it personal)."""
     a = world.clone("a")
-    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,goose,cline")
     write_files(a / ".goose" / "memory", {"x.txt": "goose note\n"})
     run = world.gitmem("-C", str(a), "sync", "--scope", "shared")
     assert run.code == 2 and "team, agents, goose and cline" in run.err, run.err

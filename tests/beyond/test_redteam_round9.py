@@ -306,7 +306,7 @@ def test_a_repositorys_own_config_never_steers_the_user_scope(world: World, what
         world.git("config", "gitmem.hub", str(evil), cwd=clone)
     else:
         world.git("config", "--global", "gitmem.hub", str(own_hub))
-        world.git("config", "gitmem.agents", "claude,codex", cwd=clone)
+        world.ok("-C", str(clone), "config", "agents", "claude,codex")
     for args in (["pull", "--hook"], ["sync"], ["push", "--hook"], ["status"]):
         run = world.gitmem("-C", str(clone), *args)
         assert run.code == 0, (args, run.err)

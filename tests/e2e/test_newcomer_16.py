@@ -186,7 +186,7 @@ def test_shared_and_unpublish_know_the_other_agents_on_the_team_ref(tmp_path: Pa
     world = World(tmp_path)
     world.make_remote()
     clone = world.clone("p")
-    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=clone)
+    world.ok("-C", str(clone), "config", "agents", "claude,goose,cline")
     write_files(clone / ".goose" / "memory", {"deploy.txt": "# deploy\nDeploy on Wednesdays\n"})
     write_files(clone / "memory-bank", {"projectbrief.md": "# Brief\nDeploy the shop\n"})
     world.ok("sync", cwd=clone)

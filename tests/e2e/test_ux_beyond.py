@@ -42,7 +42,7 @@ def test_query_takes_the_scope_of_an_enabled_agent_it_lists(world: World) -> Non
     from tests.support.world import write_files
 
     a = world.clone("a", email="a@example.com")
-    world.git("config", "gitmem.agents", "claude,cline", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,cline")
     write_files(a / "memory-bank", {"progress.md": "# Progress\nthe parser is done\n"})
     write_files(world.scope_path(a, "team"), {"deploy.md": "# Deploy\non Tuesdays\n"})
     assert "cline/progress.md" in world.ok("-C", str(a), "query", "--recent", "10")

@@ -217,7 +217,7 @@ def test_a_teammates_other_agent_memory_on_the_team_ref_is_named_with_the_settin
     clone that syncs only Claude Code keeps it on the ref and writes none of it, and nothing
     said it was there. doctor names it with the setting, which brings it as said."""
     cara = world.clone("cara", email="cara@example.com")
-    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=cara)
+    world.ok("-C", str(cara), "config", "agents", "claude,goose,cline")
     write_files(cara / ".goose" / "memory", {"dev.txt": "fact one\n\nfact two\n"})
     write_files(cara / "memory-bank", {"projectbrief.md": "# brief\n"})
     world.ok("-C", str(cara), "sync")
@@ -228,9 +228,9 @@ def test_a_teammates_other_agent_memory_on_the_team_ref_is_named_with_the_settin
     assert doctor.code == 0, doctor.out
     advice = "advice  agents: the team's memory holds goose (goose/), Cline (cline/)"
     assert advice in doctor.out, doctor.out
-    fix = "fix: to sync them too: git config gitmem.agents claude,goose,cline"
+    fix = "fix: to sync them too: gitmem config agents claude,goose,cline"
     assert fix in doctor.out
-    world.git(*fix.split("git ", 1)[1].split(), cwd=a)  # the fix, as said
+    world.ok("-C", str(a), *fix.split("gitmem ", 1)[1].split())  # the fix, as said
     world.ok("-C", str(a), "sync")
     assert (a / "memory-bank" / "projectbrief.md").read_text() == "# brief\n"
     assert (a / ".goose" / "memory" / "dev.txt").read_text() == "fact one\n\nfact two\n"

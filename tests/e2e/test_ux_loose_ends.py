@@ -94,11 +94,11 @@ def test_arrivals_of_a_newly_enabled_agent_carry_their_status_letter(world: Worl
     files) got `< cline/progress.md` without the letter every other arrival carries."""
     a = world.clone("a", email="a@example.com")
     b = world.clone("b", email="b@example.com")
-    world.git("config", "gitmem.agents", "claude,cline", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,cline")
     write_files(a / "memory-bank", {"progress.md": "# progress\nstarted\n"})
     world.ok("-C", str(a), "sync")
     world.ok("-C", str(b), "sync")
-    world.git("config", "gitmem.agents", "claude,cline", cwd=b)
+    world.ok("-C", str(b), "config", "agents", "claude,cline")
     out = world.ok("-C", str(b), "sync")
     # who made it: from the ref's history (nothing arrived from the remote for it)
     assert "  < A cline/progress.md (by Test User)" in out.splitlines(), out

@@ -385,6 +385,11 @@ def test_a_misspelled_agent_is_fixed_by_the_command_its_hint_prints(
     world.git("init", "-q", "--bare", str(hub))
     world.git("config", "--global", "gitmem.hub", str(hub))
     world.git("config", where, "gitmem.agents", value, cwd=proj)
+    if where == "--local":  # round 23: the repository's own value widens what syncs: not
+        run = world.gitmem("sync", cwd=proj)  # the user's word, ignored and said
+        assert run.code == 0, run.err
+        assert f"gitmem.agents = {value} in this repository's own config is ignored" in run.err
+        return
     runs = [("sync",), ("status",)] + ([("sync", "--user")] if where == "--global" else [])
     for argv in runs:
         run = world.gitmem(*argv, cwd=proj)

@@ -14,7 +14,7 @@ def test_goose_text_memories_are_found_by_query_as_sync_carries_them(world: Worl
     git's listing of a new file alike. A `.txt` outside goose's folder stays out, as the sync
     leaves it out."""
     a = world.clone("a")
-    world.git("config", "gitmem.agents", "claude,goose,cline", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,goose,cline")
     write_files(a / ".goose/memory", {"deploy.txt": "# deploy\nDeploys use kubectl rollout\n"})
     write_files(a / "memory-bank", {"notes.txt": "kubectl is not memory here\n"})
     found = json.loads(world.ok("-C", str(a), "query", "--search", "kubectl", "--format", "json"))
@@ -77,7 +77,7 @@ def test_mcp_tools_speak_their_own_arguments_and_say_why_an_answer_is_empty(
     from tests.recall.test_mcp import session_script
 
     a = world.clone("a")
-    world.git("config", "gitmem.agents", "claude,goose", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,goose")
 
     async def steps(session: object) -> list[tuple[str, bool, str]]:
         out = []
@@ -257,7 +257,9 @@ def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it
         "gitmem.refPrefix": ("refs/bogus", "gitmem.refPrefix = 'refs/bogus' is not a folder"),
     }
     for key, (value, said) in cases.items():
-        world.git("config", key, value, cwd=a)
+        # an agent other than Claude Code widens what syncs: the user's word only (round 23)
+        where = ["--global"] if key == "gitmem.agents" else []
+        world.git("config", *where, key, value, cwd=a)
         run = world.gitmem("-C", str(a), "doctor", "--offline")
         assert run.code == 1 and not run.err, (key, run)
         lines = run.out.splitlines()
@@ -269,7 +271,7 @@ def test_doctor_diagnoses_a_setting_gitmem_cannot_use_instead_of_failing_with_it
         assert as_json.code == 1, as_json
         found = json.loads(as_json.out)
         assert [(f["area"], f["level"]) for f in found] == [("config", "problem")], found
-        world.git("config", "--unset", key, cwd=a)
+        world.git("config", *where, "--unset", key, cwd=a)
         assert world.gitmem("-C", str(a), "doctor", "--offline").code == 0
 
 
@@ -308,7 +310,7 @@ def test_an_agent_only_the_repository_names_carries_no_user_memory_and_says_so(
     whose memory of the person leaves (red team 9); a user who set it there is told once, with
     the setting that does, instead of a silent sync or a hub hint that would change nothing."""
     a = world.clone("a")
-    world.git("config", "gitmem.agents", "claude,codex", cwd=a)
+    world.ok("-C", str(a), "config", "agents", "claude,codex")
     write_files(world.home / ".codex" / "memories", {"style.md": "# tabs\n"})
     first = world.gitmem("-C", str(a), "sync")
     assert first.code == 0, first

@@ -226,7 +226,7 @@ def test_cursor_is_named_as_no_adapter_with_the_reason_in_the_refusal_and_the_do
     from tests.support.world import REPO_ROOT
 
     a = world.clone("a")
-    world.git("config", "gitmem.agents", "claude,cursor", cwd=a)
+    world.git("config", "--global", "gitmem.agents", "claude,cursor")
     run = world.gitmem("-C", str(a), "status")
     assert run.code == 2 and not run.out, run
     first, hint = run.err.splitlines()
@@ -259,7 +259,7 @@ def test_recall_finds_user_scope_memory_marked_as_yours_in_every_project(world: 
     found = json.loads(world.ok("-C", str(a), "query", "--search", "small", "--format", "json"))
     assert [(n["id"], n["scope"]) for n in found["nodes"]] == [("user/CLAUDE.md", "user")], found
     assert found["nodes"][0]["file"] == str(world.home / ".claude/CLAUDE.md")
-    world.git("config", "gitmem.agents", "claude,codex", cwd=a)  # codex enabled: its too
+    world.ok("-C", str(a), "config", "agents", "claude,codex")  # codex enabled: its too
     out = world.ok("-C", str(a), "query", "--search", "small")
     assert "user/CLAUDE.md" in out and "user-codex/MEMORY.md" in out, out
     only = world.ok("-C", str(a), "query", "--scope", "user", "--recent", "9")

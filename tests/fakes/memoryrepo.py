@@ -209,6 +209,20 @@ class MemoryRepository(MemoryStore):
             len(self.read_commit(oid)[1]) < 2 for oid in self._ancestors(tip) if oid not in hidden
         )
 
+    def first_wide(self, tips: Sequence[str], held: Sequence[str], parents: int) -> str | None:
+        hidden: set[str] = set()
+        for oid in held:
+            hidden |= set(self._ancestors(oid))
+        return next(
+            (
+                oid
+                for tip in tips
+                for oid in self._ancestors(tip)
+                if oid not in hidden and len(self.read_commit(oid)[1]) >= parents
+            ),
+            None,
+        )
+
     def whole(self, tips: Sequence[str]) -> bool:
         try:
             for tip in tips:

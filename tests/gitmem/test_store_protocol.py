@@ -321,6 +321,8 @@ def test_history_questions_beyond_the_log(side: Side) -> None:
     assert s.held([root, left, right], left) == {root, left}
     assert s.has_own_commits(merge, [left, right]) is False, "only the merge: no own commit"
     assert s.has_own_commits(left, [root]) is True
+    assert s.first_wide([merge], [root], 2) == merge, "a merge of two: at least two parents"
+    assert s.first_wide([merge], [root], 3) is None and s.first_wide([merge], [merge], 2) is None
     assert s.whole([merge, left]) and s.whole([])
     # a commit whose tree never came (a fetch killed while unpacking): not whole (round 21)
     broken = s.write_commit("1" * 40, [root], "its tree never came", when=1_700_000_040)
