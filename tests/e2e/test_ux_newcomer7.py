@@ -3,6 +3,7 @@ on real clones, a real bare remote and a temporary HOME, and failed before its f
 
 from __future__ import annotations
 
+from tests.gitmem.test_confinement import team_dir_set
 from tests.support.world import World, write_files
 
 INDEX = "- [Build](build.md) — how to build\n"
@@ -68,7 +69,7 @@ def test_a_team_dir_in_a_system_folder_or_out_of_the_repository_is_refused(world
         ("../../team", "outside the working tree"),
         ("~", "it is the home folder"),
     ):
-        world.ok("-C", str(a), "config", "teamDir", team)
+        team_dir_set(world, a, team)  # refused by `gitmem config` (round 23): set globally
         run = world.gitmem("-C", str(a), "sync")
         assert run.code == 0, run
         line = next(ln for ln in run.err.splitlines() if ln.startswith("skipped team: "))
@@ -79,7 +80,7 @@ def test_a_team_dir_in_a_system_folder_or_out_of_the_repository_is_refused(world
     assert "team/" not in world.git("ls-tree", "-r", "refs/gitmem/team", cwd=a, check=False)
     # a folder of the repository, or of the user's, still syncs
     for team in ("team-memory", str(world.root / "team-b")):
-        world.ok("-C", str(a), "config", "teamDir", team)
+        team_dir_set(world, a, team)
         assert "skipped team" not in world.gitmem("-C", str(a), "sync").err
 
 
