@@ -152,15 +152,14 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
         except OSError:
             continue  # absent (git's default), or a dangling link: git says so itself
         if not stat.S_ISREG(st.st_mode):
-            import shlex  # only for this message: every opening runs the check
-
+            from gitmem.core.sanitize import command_word  # only for this message
             from gitmem.errors import UsageError
 
             raise UsageError(
                 f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
                 "on it or fail, and gitmem with it",
-                f"move it away if this repository is yours (mv {shlex.quote(str(path))} "
-                f"{shlex.quote(str(path) + '.bad')}); nothing was read or written",
+                f"move it away if this repository is yours (mv {command_word(str(path))} "
+                f"{command_word(str(path) + '.bad')}); nothing was read or written",
             )
 
 
@@ -315,11 +314,13 @@ class GitDir:
             if not named and len(out) > 1 and out[0] == "false":
                 # git found the repository but no working tree: a folder inside its .git (round
                 # 20: "not a git repository: …/shop/.git", of the one folder that surely is)
-                import shlex
+                from gitmem.core.sanitize import command_word
 
                 git_dir = Path(out[1])
                 # quoted: the hint is copied into a shell (a checkout path with a space)
-                tree = f" (-C {shlex.quote(str(git_dir.parent))})" if git_dir.name == ".git" else ""
+                tree = (
+                    f" (-C {command_word(str(git_dir.parent))})" if git_dir.name == ".git" else ""
+                )
                 named = [
                     NotARepository(
                         f"{start.resolve()} is inside the git folder of a clone, not its "
