@@ -78,6 +78,7 @@ def test_a_group_default_takes_an_option_with_its_value(
 ) -> None:
     # -C and its value, then an option another subcommand takes with its value
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "-C", str(tmp_path), "config", "user.email", "a@x.org"], check=True)
     assert main(["key", "-C", str(tmp_path), "--json"]) == 0
     assert capsys.readouterr().out.strip() == "[]"
     assert main(["key", "--ssh", str(tmp_path / "id")]) == 2
