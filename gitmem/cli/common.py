@@ -739,12 +739,12 @@ def open_project_from(
         prog = getattr(args, "command_prog", "gitmem status")
         checkout = _checkout_of_memory_folder(directory(args))
         if checkout is not None:
-            import shlex
+            from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
             command = prog.removeprefix("gitmem ")
             exc.hint = (
                 f"this is Claude Code's memory folder of {checkout}: run gitmem there "
-                f"(gitmem -C {shlex.quote(str(checkout))} {command})"
+                f"(gitmem -C {command_word(str(checkout))} {command})"
             )
         elif prog in USER_SCOPE_FORMS and exc.hint:
             form = _user_scope_form(prog)

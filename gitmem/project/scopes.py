@@ -639,12 +639,12 @@ def _given_folder(folder: Path) -> None:
     folder that a pull fills with (decrypted) personal memory."""
     if os.path.isdir(folder):
         return
-    import shlex
+    from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
     what = "is not a folder" if os.path.lexists(folder) else "does not exist"
     raise UsageError(
         f"--memory-dir {folder} {what}",
-        f"correct the path, or create the folder first: mkdir -p {shlex.quote(str(folder))}",
+        f"correct the path, or create the folder first: mkdir -p {command_word(str(folder))}",
     )
 
 
