@@ -574,9 +574,9 @@ class GitDir:
 
     def config_get(self, key: str, scope: str | None = None) -> str | None:
         """The value git uses; with `scope` ("global"...), the value set in that scope."""
-        values = self.config().get(key.lower())
+        values = self.config().get(config_name(key))
         if values and scope is not None:
-            where = self._config_scopes.get(key.lower(), [])
+            where = self._config_scopes.get(config_name(key), [])
             values = [v for v, s in zip(values, where, strict=True) if s == scope]
         return values[-1] if values else None
 
@@ -586,7 +586,7 @@ class GitDir:
 
     def config_add(self, key: str, value: str) -> None:
         """Add `value` to the multi-valued `key` of this repository (once)."""
-        if value not in self.config().get(key.lower(), []):
+        if value not in self.config().get(config_name(key), []):
             self.git("config", "--add", key, value)
             self._config = None
 
@@ -783,3 +783,11 @@ class Opened:
 
 def _ident_part(text: str) -> str:
     return text.replace("<", "").replace(">", "").replace("\n", " ").strip()
+
+
+def config_name(key: str) -> str:
+    """`key` as git lists it: section and name in lower case, a subsection as it is (review
+    23: `remote.Up.url` looked up as `remote.up.url` found no remote named Up)."""
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return f"{section.lower()}.{sub}.{name.lower()}" if dot else key.lower()

@@ -86,3 +86,13 @@ def test_a_group_default_takes_an_option_with_its_value(
     assert "invalid choice" not in err and f"gitmem key init --ssh {tmp_path / 'id'}" in err, err
     assert main(["key", "--remote", "list"]) == 2  # a subcommand's name stays one
     assert "unrecognized arguments: --remote" in capsys.readouterr().err
+
+
+def test_a_remote_named_in_capitals_is_found_by_its_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # git keeps a subsection's case: `remote.Up.url` was looked up as `remote.up.url`
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    subprocess.run(["git", "config", "remote.Up.url", "/x"], cwd=tmp_path, check=True)
+    assert main(["-C", str(tmp_path), "validate", "Up"]) == 2
+    assert "'Up' is a remote, not a memory ref" in capsys.readouterr().err
