@@ -160,19 +160,43 @@ def _with_group_default(parser: Parser, argv: list[str]) -> list[str]:
     from gitmem.cli.common import command_at, group_default
 
     at = command_at(argv)
-    default = None if at is None else group_default(parser, argv[at])
-    if at is None or default is None:
+    found = None if at is None else group_default(parser, argv[at])
+    if at is None or found is None:
         return argv
-    rest = iter(argv[at + 1 :])
-    for word in rest:
+    default, names, valued, flags = found
+    words = argv[at + 1 :]
+    skip = False
+    for i, word in enumerate(words):
+        if skip:  # an option's value is no subcommand (`gitmem key --ssh PATH`)
+            skip = False
+            continue
         if word in ("-h", "--help", "--"):  # the group's own help stands
             return argv
-        if word == "-C" or (len(word) > 2 and "--memory-dir".startswith(word)):
-            next(rest, None)  # its value is no subcommand
-        elif not word.startswith("-"):
+        if word.startswith("-"):
+            # one no subcommand knows takes the word after it unless that is a subcommand:
+            # `gitmem key --remote origin` is refused for --remote, not "invalid choice: origin"
+            skip = _takes_value(word, valued) or (
+                "=" not in word
+                and not _known(word, flags)
+                and i + 1 < len(words)
+                and words[i + 1] not in names
+            )
+        else:
             return argv  # a subcommand, or a word argparse names as none
     parser.implied = default  # what the user did not type: errors name what they did
     return [*argv[: at + 1], default, *argv[at + 1 :]]
+
+
+def _takes_value(word: str, valued: set[str]) -> bool:
+    """`word` is an option whose value is the next word (`--remote=x` carries its own)."""
+    return "=" not in word and _known(word, valued)
+
+
+def _known(word: str, options: set[str]) -> bool:
+    """`word` names one of `options`: whole, or a long one it abbreviates as argparse reads."""
+    if word in options:
+        return True
+    return word.startswith("--") and len([o for o in options if o.startswith(word)]) == 1
 
 
 def _group_alone(args: argparse.Namespace) -> None:

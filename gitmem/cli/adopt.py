@@ -138,11 +138,11 @@ def adopt_folder(args: argparse.Namespace) -> int:
             "keep the folder (or move them out before removing it)"
         )
     else:
-        import shlex
+        from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
         echo(
             "its memory is in this project now; the folder can be removed: "
-            f"rm -r {shlex.quote(str(adopted.path))}"
+            f"rm -r {command_word(str(adopted.path))}"
         )
     echo("gitmem sync publishes the result")
     return 0

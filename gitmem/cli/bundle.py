@@ -82,7 +82,9 @@ def create(args: argparse.Namespace) -> int:
         echo(f"  {oid[:12]} {ref}")
     if made.since:
         echo(f"  incremental: the receiver needs {plural(len(made.since), 'earlier commit')}")
-    echo(f"on the other machine: gitmem bundle unbundle {made.path.name}")
+    from gitmem.core.sanitize import command_word  # the name may hold a space
+
+    echo(f"on the other machine: gitmem bundle unbundle {command_word(made.path.name)}")
     return 0
 
 

@@ -691,15 +691,30 @@ def add_group(
     return group, subcommands
 
 
-def group_default(parser: argparse.ArgumentParser, name: str) -> str | None:
-    """The subcommand the group `name` runs alone (`add_group`'s default), None for a group
-    without one, a command that is no group, or none built."""
+def group_default(
+    parser: argparse.ArgumentParser, name: str
+) -> tuple[str, set[str], set[str], set[str]] | None:
+    """The subcommand the group `name` runs alone (`add_group`'s default), the group's
+    subcommand names, and the options of the group and its subcommands that take a value and
+    that take none (`--remote origin`: origin is no subcommand); None for a group without a
+    default, a command that is no group, or none built."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             group = action.choices.get(name)
             if isinstance(group, argparse.ArgumentParser):
                 default = group.get_default("group_default")
-                return default if isinstance(default, str) else None
+                if not isinstance(default, str):
+                    return None
+                names = group.get_default("group_names") or {}
+                options = [
+                    a
+                    for p in (group, *names.values())
+                    for a in p._actions
+                    if not isinstance(a, argparse._SubParsersAction)
+                ]
+                valued = {o for a in options if a.nargs != 0 for o in a.option_strings}
+                flags = {o for a in options if a.nargs == 0 for o in a.option_strings}
+                return default, set(names), valued, flags
     return None
 
 
@@ -724,12 +739,12 @@ def open_project_from(
         prog = getattr(args, "command_prog", "gitmem status")
         checkout = _checkout_of_memory_folder(directory(args))
         if checkout is not None:
-            import shlex
+            from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
             command = prog.removeprefix("gitmem ")
             exc.hint = (
                 f"this is Claude Code's memory folder of {checkout}: run gitmem there "
-                f"(gitmem -C {shlex.quote(str(checkout))} {command})"
+                f"(gitmem -C {command_word(str(checkout))} {command})"
             )
         elif prog in USER_SCOPE_FORMS and exc.hint:
             form = _user_scope_form(prog)

@@ -70,13 +70,13 @@ def _root(args: argparse.Namespace, required: bool) -> Path | None:
         return None
     # Claude Code reads .claude/settings.local.json of the worktree it is started in
     if repo.toplevel is None and required:  # was "needs a git repository: none found here"
-        import shlex
+        from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
         raise UsageError(
             f"{repo.common_dir} is a bare repository: no working tree, where Claude Code "
             "reads a project's settings",
             "run it in a worktree of it (git -C "
-            f"{shlex.quote(str(repo.common_dir))} worktree add PATH) or in a clone, "
+            f"{command_word(str(repo.common_dir))} worktree add PATH) or in a clone, "
             "or use --user for every project",
         )
     return repo.toplevel

@@ -27,7 +27,6 @@ def register(sub: argparse._SubParsersAction[Any]) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import json
-    import shlex
     import sys
 
     from gitmem.cli.common import directory
@@ -35,11 +34,13 @@ def run(args: argparse.Namespace) -> int:
     from gitmem.recall.prompt import answer
 
     if getattr(args, "words", None) and not args.hook:
+        from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
+
         words = " ".join(args.words)
         raise UsageError(
             f"gitmem recall takes its text with --prompt, not as words: {words!r}",
-            f"gitmem recall --prompt {shlex.quote(words)} (or gitmem query --search "
-            f"{shlex.quote(words)})",
+            f"gitmem recall --prompt {command_word(words)} (or gitmem query --search "
+            f"{command_word(words)})",
         )
     if args.prompt is None and not args.hook and sys.stdin.isatty():
         # a person at a terminal: waiting for hook JSON they will never type is a dead end

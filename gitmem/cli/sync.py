@@ -282,6 +282,7 @@ def lowered_by_repo(repo: Any) -> list[str]:
     if not repo.lowered_by_repo:
         return []  # the usual case: no import of the config command on every sync
     from gitmem.cli.config import NAMES
+    from gitmem.core.sanitize import command_word  # the value is the repository's own
 
     short = {v.lower(): k for k, v in NAMES.items()}
     lines = []
@@ -290,7 +291,7 @@ def lowered_by_repo(repo: Any) -> list[str]:
         lines.append(
             f"{key} = {value} in this repository's own config is ignored (a .git can come with "
             f"an archive; only your own word lowers protection or widens what syncs): if it is yours, "
-            f"gitmem config {name} {value}"
+            f"gitmem config {name} {command_word(value)}"
         )
     return lines
 

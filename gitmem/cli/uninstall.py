@@ -203,8 +203,8 @@ def _kept_key() -> list[tuple[str, str]]:
 def _kept_user() -> list[tuple[str, str]]:
     """--user: the user scope's own stores stay too (its history, as the refs of a project)."""
     import os
-    import shlex
 
+    from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
     from gitmem.core.userdirs import tilde
     from gitmem.project.userscope import store_dir
 
@@ -213,9 +213,9 @@ def _kept_user() -> list[tuple[str, str]]:
         return []
     return [
         (
-            f"{tilde(store)} (rm -rf {shlex.quote(str(store))})",  # guide 10 does not name it
+            f"{tilde(store)} (rm -rf {command_word(str(store))})",  # guide 10 does not name it
             f"kept: {tilde(store)} (the history of your user-scope memory, also on the hub "
             "gitmem.hub); to delete it here once you no longer want it: "
-            f"rm -rf {shlex.quote(str(store))}",
+            f"rm -rf {command_word(str(store))}",
         )
     ]

@@ -253,7 +253,7 @@ def _local_targets(repo: Store, options: ValidateOptions) -> list[tuple[str, str
             # `validate origin` read origin/HEAD, a branch: its files reported as bad memory
             raise UsageError(
                 f"{given!r} is a remote, not a memory ref",
-                f"gitmem validate --remote {given} checks the memory refs it holds",
+                f"gitmem validate --remote {command_word(given)} checks the memory refs it holds",
             )
         commit = repo.resolve(name) or repo.resolve(given)
         if commit is None:
@@ -345,7 +345,7 @@ def _remote_targets(
             raise UsageError(
                 f"the hub ({shown_url(where)}) has no {', '.join(lacking)}",
                 "gitmem sync pushes your personal memory there (gitmem.hub keeps it); "
-                f"gitmem validate --remote {remote} team checks the team's meanwhile",
+                f"gitmem validate --remote {command_word(remote)} team checks the team's meanwhile",
             )
         missing += lacking
         if found:

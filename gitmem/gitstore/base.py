@@ -152,15 +152,14 @@ def _no_waiting_files(git_dir: Path, common_dir: Path) -> None:
         except OSError:
             continue  # absent (git's default), or a dangling link: git says so itself
         if not stat.S_ISREG(st.st_mode):
-            import shlex  # only for this message: every opening runs the check
-
+            from gitmem.core.sanitize import command_word  # only for this message
             from gitmem.errors import UsageError
 
             raise UsageError(
                 f"{path} is not a regular file (a FIFO, a device, a folder): git would wait "
                 "on it or fail, and gitmem with it",
-                f"move it away if this repository is yours (mv {shlex.quote(str(path))} "
-                f"{shlex.quote(str(path) + '.bad')}); nothing was read or written",
+                f"move it away if this repository is yours (mv {command_word(str(path))} "
+                f"{command_word(str(path) + '.bad')}); nothing was read or written",
             )
 
 
@@ -315,11 +314,13 @@ class GitDir:
             if not named and len(out) > 1 and out[0] == "false":
                 # git found the repository but no working tree: a folder inside its .git (round
                 # 20: "not a git repository: …/shop/.git", of the one folder that surely is)
-                import shlex
+                from gitmem.core.sanitize import command_word
 
                 git_dir = Path(out[1])
                 # quoted: the hint is copied into a shell (a checkout path with a space)
-                tree = f" (-C {shlex.quote(str(git_dir.parent))})" if git_dir.name == ".git" else ""
+                tree = (
+                    f" (-C {command_word(str(git_dir.parent))})" if git_dir.name == ".git" else ""
+                )
                 named = [
                     NotARepository(
                         f"{start.resolve()} is inside the git folder of a clone, not its "
@@ -573,9 +574,9 @@ class GitDir:
 
     def config_get(self, key: str, scope: str | None = None) -> str | None:
         """The value git uses; with `scope` ("global"...), the value set in that scope."""
-        values = self.config().get(key.lower())
+        values = self.config().get(config_name(key))
         if values and scope is not None:
-            where = self._config_scopes.get(key.lower(), [])
+            where = self._config_scopes.get(config_name(key), [])
             values = [v for v, s in zip(values, where, strict=True) if s == scope]
         return values[-1] if values else None
 
@@ -585,7 +586,7 @@ class GitDir:
 
     def config_add(self, key: str, value: str) -> None:
         """Add `value` to the multi-valued `key` of this repository (once)."""
-        if value not in self.config().get(key.lower(), []):
+        if value not in self.config().get(config_name(key), []):
             self.git("config", "--add", key, value)
             self._config = None
 
@@ -782,3 +783,11 @@ class Opened:
 
 def _ident_part(text: str) -> str:
     return text.replace("<", "").replace(">", "").replace("\n", " ").strip()
+
+
+def config_name(key: str) -> str:
+    """`key` as git lists it: section and name in lower case, a subsection as it is (review
+    23: `remote.Up.url` looked up as `remote.up.url` found no remote named Up)."""
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return f"{section.lower()}.{sub}.{name.lower()}" if dot else key.lower()

@@ -538,6 +538,8 @@ def _unknown(
     no earlier version (and how many there are), never a hint to try `~N` again."""
     import re
 
+    from gitmem.core.sanitize import command_word  # a name typed or a teammate's
+
     repo = project.repo
     back = re.fullmatch(r"~(\d*)", rev)
     tips = [(s, t) for s in scopes for t in (repo.resolve(s.ref),) if t]
@@ -561,7 +563,7 @@ def _unknown(
             return UsageError(
                 f"no earlier version {rev} of {named}: your user scope holds "
                 f"{versions(tips[0][1])}",
-                f"gitmem log {named} lists its versions",
+                f"gitmem log {command_word(named)} lists its versions",
             )
         held = "; ".join(f"{s.name} holds {versions(t)}" for s, t in tips)
         return NothingHere(
@@ -593,11 +595,14 @@ def _rev_on(project: Project, scope: Scope, rev: str) -> str | None:
 def memory_show(project: Project, spec: str, *, named: str | None = None) -> tuple[str, str, bytes]:
     """`REV:PATH` as git show takes it: (the commit, the memory as the ref stores it, its bytes
     at that commit, in plaintext). REV is a commit from gitmem log, or ~N for N versions back."""
+    from gitmem.core.sanitize import command_word  # a name typed or a teammate's
+
     rev, sep, path = spec.partition(":")
     if not sep and spec.endswith(".md") and not spec.startswith("-"):  # the memory, no REV
         raise UsageError(
             f"{spec!r} is not REV:PATH: which version?",
-            f"gitmem show '~0:{spec}' is the last synced one, '~1:{spec}' the one before "
+            f"gitmem show {command_word('~0:' + spec)} is the last synced one, "
+            f"{command_word('~1:' + spec)} the one before "
             "(or a commit from gitmem log)",
         )
     if not sep or not rev or not path:
@@ -619,7 +624,7 @@ def memory_show(project: Project, spec: str, *, named: str | None = None) -> tup
     if oid is None:
         raise UsageError(
             f"{label} did not exist at {rev} ({commit[:10]})",
-            f"gitmem log {label} lists its versions"
+            f"gitmem log {command_word(label)} lists its versions"
             if _path_log(project, where, _stored_path(project, where, commit), 1)
             else _what_exists(project, named),
         )

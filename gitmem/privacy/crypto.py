@@ -125,16 +125,16 @@ def recipient_text(text: str) -> str:
     with path.open("rb") as f:
         head = f.read(PUBLIC_KEY_LIMIT).decode("utf-8", "replace").strip()
     if "AGE-SECRET-KEY-" in head or "PRIVATE KEY-----" in head:  # never shown, never read on
-        import shlex
+        from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
         public = path.with_name(path.name + ".pub")
         raise UsageError(
             f"{path} is a private key: it never leaves this machine, and a grant takes a public one",
-            f"gitmem key grant {shlex.quote(str(public))}"
+            f"gitmem key grant {command_word(str(public))}"
             if public.is_file()
             else "gitmem key show, on the machine that holds it, prints its recipient"
             if "AGE-SECRET-KEY-" in head
-            else f'gitmem key grant "$(ssh-keygen -y -f {shlex.quote(str(path))})"',
+            else f'gitmem key grant "$(ssh-keygen -y -f {command_word(str(path))})"',
         )
     return head.splitlines()[0] if head else ""
 

@@ -284,11 +284,10 @@ def refuse_relative(env: Mapping[str, str], names: tuple[str, ...] = PLACING_VAR
         from gitmem.errors import ConfigError
 
         if name == "HOME":
-            import shlex  # only for this message: every opening runs this check
-
+            from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
             from gitmem.core.userdirs import home
 
-            fix = f"export HOME={shlex.quote(home())} (an absolute path)"
+            fix = f"export HOME={command_word(home())} (an absolute path)"
         else:
             fix = f"unset {name} for the default, or set it to an absolute path"
         who = "Codex's" if name == "CODEX_HOME" else "Claude Code's"

@@ -266,11 +266,13 @@ def first_commit_step(project: Project) -> str:
     names = sorted(r.split("/", 3)[3] for r in branches if r.count("/") >= 3)
     names = [n for n in names if n != "HEAD"]
     if names:
+        from gitmem.core.sanitize import command_word  # a branch name is the remote's
+
         first = next((n for n in ("main", "master") if n in names), names[0])
         return (
             f"check out one of {remote}'s branches ({', '.join(names[:3])}"
             + (", …" if len(names) > 3 else "")
-            + f"): git checkout {first}; then gitmem sync"
+            + f"): git checkout {command_word(first)}; then gitmem sync"
         )
     if project.repo.is_bare:  # nothing to commit in: it is usually the remote itself
         return (
@@ -637,12 +639,12 @@ def _given_folder(folder: Path) -> None:
     folder that a pull fills with (decrypted) personal memory."""
     if os.path.isdir(folder):
         return
-    import shlex
+    from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
     what = "is not a folder" if os.path.lexists(folder) else "does not exist"
     raise UsageError(
         f"--memory-dir {folder} {what}",
-        f"correct the path, or create the folder first: mkdir -p {shlex.quote(str(folder))}",
+        f"correct the path, or create the folder first: mkdir -p {command_word(str(folder))}",
     )
 
 

@@ -625,14 +625,13 @@ def repository_lock(
     except OSError as exc:
         if exc.errno not in (errno.ELOOP, errno.EINVAL, errno.ENXIO):
             raise
-        import shlex
-
+        from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
         from gitmem.errors import UsageError
 
         raise UsageError(
             f"{path} is not a regular file (a link, a FIFO, a device); gitmem locks the "
             "clone there and never writes through one",
-            f"remove it (gitmem's own lock, made again): rm {shlex.quote(str(path))}; "
+            f"remove it (gitmem's own lock, made again): rm {command_word(str(path))}; "
             "nothing was written",
         ) from None
     try:

@@ -410,13 +410,13 @@ def _drop_foreign(path: str) -> None:
         try:
             os.unlink(name)
         except OSError as exc:
-            import shlex
+            from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
             # quoted for the shell whatever the folder's name; -r: a planted folder too
             raise UsageError(
                 f"the recall index {name} is not a file of this user's own "
                 f"(owner {st.st_uid}): gitmem writes no memory into it ({exc.strerror})",
-                f"remove it (a cache, rebuilt from the memory folders): rm -rf {shlex.quote(name)}",
+                f"remove it (a cache, rebuilt from the memory folders): rm -rf {command_word(name)}",
             ) from None
 
 

@@ -235,8 +235,10 @@ def _every_commit(
 def _bundle_hint(exc: GitmemError, project: Project, path: Path) -> None:
     """The way out of a bundle of another project is this command's, not a remote's adopt."""
     if "not of this one" in exc.message:
+        from gitmem.core.sanitize import command_word
+
         exc.hint = (
-            f"if it is this project: gitmem bundle unbundle {path} --force-key (adds "
+            f"if it is this project: gitmem bundle unbundle {command_word(str(path))} --force-key (adds "
             f"{project.key!r} as an alias of the project on the refs)"
         )
 

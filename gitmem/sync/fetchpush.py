@@ -490,7 +490,8 @@ class Exchange:
             return RemoteError(
                 f"cannot push {name} to {label}: the ref {blocker} is in the way "
                 "(someone pushed a ref below ours; retrying cannot help)",
-                f"if it is not memory you need, remove it: git push {shown_url(remote)} --delete {blocker}",
+                f"if it is not memory you need, remove it: git push {command_word(shown_url(remote))} "
+                f"--delete {command_word(blocker)}",
             )
         names = ", ".join(outcome.refused)
         why = "; ".join(dict.fromkeys(outcome.refused.values()))

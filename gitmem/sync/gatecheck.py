@@ -123,7 +123,9 @@ class TipChecks:
         notes = self.result.report(ref).notes
         for finding in findings:  # new content that reaches the agent: say so, never block
             if finding.code in NOTED:
-                notes.append(f"pulled {finding} (gitmem validate {ref} shows all findings)")
+                notes.append(
+                    f"pulled {finding} (gitmem validate {command_word(ref)} shows all findings)"
+                )
             if finding.code == "GM113":
                 self._not_utf8(ref, finding)
         return True
@@ -401,7 +403,7 @@ class TipChecks:
             for finding in codec.check_fetched(commit, pin, local, where):
                 if finding.code in NOTED:  # as for plaintext: said, never blocking
                     self.result.report(ref).notes.append(
-                        f"pulled {finding} (gitmem validate {ref} shows all findings)"
+                        f"pulled {finding} (gitmem validate {command_word(ref)} shows all findings)"
                     )
                 if finding.code == "GM113":
                     self._not_utf8(ref, finding)

@@ -14,6 +14,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from gitmem.core.sanitize import command_word
 from gitmem.errors import (
     ConcurrentUpdate,
     GitmemError,
@@ -612,7 +613,7 @@ def moved_notes(project: Project, moved: list[tuple[Scope, ScopeState]]) -> list
         arg = (
             shown
             if shlex.quote(shown.removeprefix("~/")) == shown.removeprefix("~/")
-            else (shlex.quote(str(old)))
+            else command_word(str(old))
         )
         said = (
             f"{s.name}: this clone last synced {shown}, no longer its memory folder ({why(old, s)})"
@@ -650,17 +651,16 @@ def _same_owner(common_dir: Path, scopes: list[Scope], user_ref: str, uid: str) 
             others.append((s, owner))
     if not others:
         return
-    import shlex
 
     owner = others[0][1]
     names = " and ".join(s.name for s, _ in others)
     named = [f(common_dir, s.name) for s, _ in others for f in (owner_file, state_file)]
-    files = " ".join(shlex.quote(str(f)) for f in named if f.exists())
+    files = " ".join(command_word(str(f)) for f in named if f.exists())
     raise UsageError(
         f"{names}: {'this memory folder syncs' if len(others) == 1 else 'these memory folders sync'}"
         f" with {owner}'s personal memory, and your git identity now names {uid}: a sync would "
         f"take {owner}'s memory out of {'it' if len(others) == 1 else 'them'}",
-        f"keep {owner}'s: git config gitmem.user {owner}; or hand over to {uid} (the files "
+        f"keep {owner}'s: git config gitmem.user {command_word(owner)}; or hand over to {uid} (the files "
         f"merge into {uid}'s memory as at a first sync): rm {files}, then gitmem sync",
     )
 

@@ -277,10 +277,10 @@ class WriteBack:
             said = f"is skipped ({why})"
             fix = f"remove the secret (or, {ALLOW_HINT}), then gitmem sync"
         else:
-            import shlex
+            from gitmem.core.sanitize import command_word  # printed: quoted, then escaped
 
             said = f"is skipped ({why})"
-            where_it_is = shlex.quote(str(s.file(rel)))
+            where_it_is = command_word(str(s.file(rel)))
             fix = f"gitmem validate --files {where_it_is} shows where; fix it, then gitmem sync"
         note = f"{s.name}: {rel} {said}: not synced, and changes to it from {remote} wait; {fix}"
         notes = self.result.report(ref).notes
