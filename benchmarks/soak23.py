@@ -1,0 +1,309 @@
+"""Round 23 soak: N real clones of one bare hub, one person's machines under one temporary HOME,
+each doing random everyday memory work between `gitmem sync`s run in random orders; then a final
+round of syncs and the checks of docs/reliability.md "Round 23: soak".
+
+    python -m benchmarks.soak23 --runs 10 --machines 4 --rounds 6 --seed 1
+
+Every edit writes words that carry a unique marker (`Mk<n>`); an edit that removes text records
+the markers the machine saw it remove. After the last sync every marker no machine removed must be
+in the memory (a file or the archive) or in a `gitmem lost` diff the user was told about; all
+replicas must be byte-identical, without conflict markers, and `git fsck` of hub and clones clean.
+Exit 1 on the first run that fails, printing its seed (rerun it alone with `--seed S --runs 1`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tests.support.world import World, folder_bytes
+
+CORPUS = Path("/work/shared/corpus/real")
+MARK = re.compile(r"Mk\d+")
+ENTRY = re.compile(r"^- \[[^\]]*\]\(([^)]+\.md)\)")
+
+
+def corpus_topics() -> list[tuple[str, list[str]]]:
+    """(frontmatter without name:, a few body lines) of the real topic files with frontmatter."""
+    out: list[tuple[str, list[str]]] = []
+    for path in sorted(CORPUS.glob("*/*.md")) if CORPUS.is_dir() else []:
+        text = path.read_text(errors="replace")
+        if not text.startswith("---\n") or path.name.endswith("MEMORY.md"):
+            continue
+        end = text.find("\n---\n", 4)
+        if end < 0:
+            continue
+        front = [ln for ln in text[4:end].splitlines() if not ln.startswith("name:")]
+        body = [ln for ln in text[end + 5 :].splitlines() if ln.strip()][:6]
+        out.append(("\n".join(front), [ln[:300] for ln in body]))
+    return out or [("description: a memory\ntype: project", ["Some fact worth keeping."])]
+
+
+@dataclass
+class Ledger:
+    added: dict[str, str] = field(default_factory=dict)  # marker -> what (machine, op, file)
+    removed: set[str] = field(default_factory=set)
+    ops: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+class Machine:
+    def __init__(self, name: str, folder: Path, rng: random.Random, ledger: Ledger, topics: list[tuple[str, list[str]]]) -> None:
+        self.name, self.folder, self.rng, self.ledger, self.topics = name, folder, rng, ledger, topics
+
+    def mark(self, what: str) -> str:
+        mk = f"Mk{len(self.ledger.added) + 1}"
+        self.ledger.added[mk] = f"{self.name} {what}"
+        return mk
+
+    def removing(self, text: str) -> None:
+        self.ledger.removed.update(MARK.findall(text))
+
+    def topics_in(self, scope: Path) -> list[Path]:
+        return sorted(p for p in scope.glob("*.md") if not p.name.startswith("MEMORY"))
+
+    def edit(self) -> None:
+        for _ in range(self.rng.randint(1, 4)):
+            scope = self.folder / self.rng.choice(["", "team"])
+            scope.mkdir(parents=True, exist_ok=True)
+            index = scope / "MEMORY.md"
+            topics = self.topics_in(scope)
+            ops = ["add", "append", "word", "delete", "rename", "hook", "section", "reorder"]
+            weights = [4, 4, 3, 1, 1, 3, 1, 2] if topics else [1, 0, 0, 0, 0, 0, 0, 0]
+            op = self.rng.choices(ops, weights)[0]
+            self.ledger.ops += 1
+            self.ledger.counts[op] = self.ledger.counts.get(op, 0) + 1
+            getattr(self, op)(scope, index, topics)
+
+    def add(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        slug = f"{self.rng.choice(['deploy', 'gotcha', 'build', 'style', 'api', 'feedback'])}-{self.name}-{self.ledger.ops}"
+        front, body = self.rng.choice(self.topics)
+        mk = self.mark(f"add {scope.name}/{slug}.md")
+        text = f"---\nname: {slug}\n{front}\n---\n" + "".join(f"{ln}\n" for ln in body) + f"Fact {mk} from {self.name}.\n"
+        (scope / f"{slug}.md").write_text(text)
+        hook = self.mark(f"index line of {slug}")
+        lines = index.read_text().splitlines(keepends=True) if index.exists() else []
+        at = self.rng.randint(0, len(lines))
+        lines.insert(at, f"- [{slug.title()}]({slug}.md) — hook {hook}\n")
+        index.write_text("".join(lines))
+
+    def append(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        path = self.rng.choice(topics)
+        lines = path.read_text().splitlines(keepends=True)
+        mk = self.mark(f"line in {path.name}")
+        at = self.rng.choice([len(lines), self.rng.randint(0, len(lines))])
+        at = max(at, self._body_start(lines))
+        lines.insert(at, f"- Note {mk}: {self.name} learned this.\n")
+        path.write_text("".join(lines))
+
+    def word(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        path = self.rng.choice(topics)
+        lines = path.read_text().splitlines(keepends=True)
+        start = self._body_start(lines)
+        candidates = [i for i in range(start, len(lines)) if len(lines[i].split()) >= 3]
+        if not candidates:
+            return self.append(scope, index, topics)
+        i = self.rng.choice(candidates)
+        words = lines[i].rstrip("\n").split(" ")
+        j = self.rng.randrange(len(words))
+        mk = self.mark(f"word in {path.name}")
+        self.removing(words[j])
+        words[j] = mk
+        lines[i] = " ".join(words) + "\n"
+        path.write_text("".join(lines))
+
+    def delete(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        path = self.rng.choice(topics)
+        self.removing(path.read_text())
+        path.unlink()
+        if index.exists():
+            kept = []
+            for ln in index.read_text().splitlines(keepends=True):
+                m = ENTRY.match(ln)
+                if m and m.group(1) == path.name:
+                    self.removing(ln)
+                else:
+                    kept.append(ln)
+            index.write_text("".join(kept))
+
+    def rename(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        path = self.rng.choice(topics)
+        new = f"{path.stem.split('-')[0]}-{self.name}-r{self.ledger.ops}"
+        text = path.read_text()
+        text = re.sub(r"(?m)^name: .*$", f"name: {new}", text, count=1)
+        (scope / f"{new}.md").write_text(text)
+        path.unlink()
+        if index.exists():
+            index.write_text(index.read_text().replace(f"]({path.name})", f"]({new}.md)"))
+
+    def hook(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        if not index.exists():
+            return
+        lines = index.read_text().splitlines(keepends=True)
+        entries = [i for i, ln in enumerate(lines) if ENTRY.match(ln)]
+        if not entries:
+            return
+        i = self.rng.choice(entries)
+        mk = self.mark("hook edit")
+        head = lines[i].split(" — ")[0].rstrip("\n")
+        self.removing(lines[i][len(head) :])
+        lines[i] = f"{head} — {self.rng.choice(['see', 'read', 'why'])} {mk}\n"
+        index.write_text("".join(lines))
+
+    def section(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        lines = index.read_text().splitlines(keepends=True) if index.exists() else []
+        mk = self.mark("section")
+        block = [f"\n## Section {mk}\n"]
+        entries = [i for i, ln in enumerate(lines) if ENTRY.match(ln)]
+        if entries:  # move one entry under the new heading
+            block.append(lines.pop(self.rng.choice(entries)))
+        lines += block
+        index.write_text("".join(lines))
+
+    def reorder(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        if not index.exists():
+            return
+        lines = index.read_text().splitlines(keepends=True)
+        entries = [i for i, ln in enumerate(lines) if ENTRY.match(ln)]
+        if len(entries) < 2:
+            return
+        line = lines.pop(self.rng.choice(entries))
+        lines.insert(self.rng.randint(0, len(lines)), line)
+        index.write_text("".join(lines))
+
+    @staticmethod
+    def _body_start(lines: list[str]) -> int:
+        if lines and lines[0] == "---\n":
+            for i in range(1, len(lines)):
+                if lines[i] == "---\n":
+                    return i + 1
+        return 0
+
+
+@dataclass
+class Result:
+    seed: str
+    syncs: int
+    ops: int
+    failures: list[str]
+    counts: dict[str, int]
+
+
+def told_lost(world: World, clones: list[Path]) -> str:
+    """The diffs of every lost edit any clone can show: the words the user was told about."""
+    out = []
+    for clone in clones:
+        run = world.gitmem("-C", str(clone), "lost", "--json")
+        if run.code != 0:
+            continue
+        for item in json.loads(run.out or "[]"):
+            one = world.gitmem("-C", str(clone), "lost", str(item["number"]), "--json")
+            if one.code == 0:
+                out.append(json.loads(one.out).get("diff", ""))
+    return "\n".join(out)
+
+
+def fsck(repo: Path, world: World) -> list[str]:
+    from tests.reliability.harness import fsck_problems
+
+    return fsck_problems(repo, world.env)
+
+
+def one_run(seed: str, machines: int, rounds: int, topics: list[tuple[str, list[str]]], keep: bool) -> Result:
+    root = Path(tempfile.mkdtemp(prefix="soak23-"))
+    rng = random.Random(seed)
+    world = World(root)
+    world.make_remote()
+    clones = [world.clone(f"m{i}") for i in range(machines)]
+    ledger = Ledger()
+    folders = [world.scope_path(c) for c in clones]
+    ms = [Machine(f"m{i}", f, rng, ledger, topics) for i, f in enumerate(folders)]
+    failures: list[str] = []
+    syncs = 0
+
+    def sync(i: int) -> None:
+        nonlocal syncs
+        syncs += 1
+        run = world.gitmem("-C", str(clones[i]), "sync")
+        if run.code != 0:
+            failures.append(f"sync m{i} exited {run.code}: {run.err.strip()[-300:]}")
+
+    for _ in range(rounds):
+        order = list(range(machines))
+        rng.shuffle(order)
+        for i in order:
+            if rng.random() < 0.8:
+                ms[i].edit()
+            if rng.random() < 0.7:
+                sync(i)
+    for _ in range(2):  # the final round: everything reaches the hub, then comes back
+        for i in range(machines):
+            sync(i)
+    first = folder_bytes(folders[0])
+    for i in range(1, machines):
+        other = folder_bytes(folders[i])
+        if other != first:
+            diff = sorted(k for k in set(first) | set(other) if first.get(k) != other.get(k))
+            failures.append(f"m{i} differs from m0 in {diff[:5]}")
+    for name, data in first.items():
+        if b"<<<<<<<" in data or b">>>>>>>" in data:
+            failures.append(f"conflict markers in {name}")
+    text = "\n".join(data.decode("utf-8", "replace") for data in first.values())
+    present = set(MARK.findall(text))
+    missing = [mk for mk in ledger.added if mk not in ledger.removed and mk not in present]
+    if missing:
+        lost = set(MARK.findall(told_lost(world, clones)))
+        for mk in missing:
+            if mk not in lost:
+                failures.append(f"{mk} ({ledger.added[mk]}) vanished, not in `gitmem lost`")
+    for repo in [world.remote, *clones]:
+        failures += [f"fsck {repo.name}: {p}" for p in fsck(repo, world)]
+    if failures and keep:
+        print(f"kept {root}", file=sys.stderr)
+    else:
+        shutil.rmtree(root, ignore_errors=True)
+    return Result(seed, syncs, ledger.ops, failures, ledger.counts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--machines", type=int, default=4)
+    ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--keep", action="store_true", help="keep a failing run's folder")
+    ap.add_argument("--go-on", action="store_true", help="run every run even after a failure")
+    args = ap.parse_args(argv)
+    topics = corpus_topics()
+    total_syncs = total_ops = failed = 0
+    started = time.monotonic()
+    for r in range(args.runs):
+        seed = f"{args.seed}-{r}"
+        res = one_run(seed, args.machines, args.rounds, topics, args.keep)
+        total_syncs += res.syncs
+        total_ops += res.ops
+        status = "ok" if not res.failures else f"FAILED ({len(res.failures)})"
+        print(f"run {seed}: {args.machines} machines, {res.syncs} syncs, {res.ops} edits: {status}")
+        for f in res.failures[:12]:
+            print(f"  {f}")
+        if res.failures:
+            failed += 1
+            if not args.go_on:
+                break
+    print(
+        f"{args.runs} runs × {args.machines} machines: {total_syncs} syncs, {total_ops} edits, "
+        f"{failed} failed, {time.monotonic() - started:.0f} s"
+    )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
