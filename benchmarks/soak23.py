@@ -50,18 +50,30 @@ def corpus_topics() -> list[tuple[str, list[str]]]:
 @dataclass
 class Ledger:
     added: dict[str, str] = field(default_factory=dict)  # marker -> what (machine, op, file)
+    where: dict[str, str] = field(default_factory=dict)  # marker -> "team" or the person
     removed: set[str] = field(default_factory=set)
     ops: int = 0
     counts: dict[str, int] = field(default_factory=dict)
 
 
 class Machine:
-    def __init__(self, name: str, folder: Path, rng: random.Random, ledger: Ledger, topics: list[tuple[str, list[str]]]) -> None:
-        self.name, self.folder, self.rng, self.ledger, self.topics = name, folder, rng, ledger, topics
+    def __init__(
+        self,
+        name: str,
+        person: str,
+        folder: Path,
+        rng: random.Random,
+        ledger: Ledger,
+        topics: list[tuple[str, list[str]]],
+    ) -> None:
+        self.name, self.person, self.folder = name, person, folder
+        self.rng, self.ledger, self.topics = rng, ledger, topics
+        self.scope = person
 
     def mark(self, what: str) -> str:
         mk = f"Mk{len(self.ledger.added) + 1}"
         self.ledger.added[mk] = f"{self.name} {what}"
+        self.ledger.where[mk] = self.scope
         return mk
 
     def removing(self, text: str) -> None:
@@ -72,12 +84,26 @@ class Machine:
 
     def edit(self) -> None:
         for _ in range(self.rng.randint(1, 4)):
-            scope = self.folder / self.rng.choice(["", "team"])
+            team = self.rng.random() < 0.5
+            self.scope = "team" if team else self.person
+            scope = self.folder / "team" if team else self.folder
             scope.mkdir(parents=True, exist_ok=True)
             index = scope / "MEMORY.md"
             topics = self.topics_in(scope)
-            ops = ["add", "append", "word", "delete", "rename", "hook", "section", "reorder"]
-            weights = [4, 4, 3, 1, 1, 3, 1, 2] if topics else [1, 0, 0, 0, 0, 0, 0, 0]
+            ops = [
+                "add",
+                "append",
+                "word",
+                "delete",
+                "rename",
+                "hook",
+                "section",
+                "reorder",
+                "field",
+            ]
+            weights = [4, 4, 3, 1, 1, 3, 1, 2, 2] if topics else [1, 0, 0, 0, 0, 0, 0, 0, 0]
+            if len(topics) >= 3:  # the same few files, edited from every machine
+                weights[0] = 1
             op = self.rng.choices(ops, weights)[0]
             self.ledger.ops += 1
             self.ledger.counts[op] = self.ledger.counts.get(op, 0) + 1
@@ -87,7 +113,11 @@ class Machine:
         slug = f"{self.rng.choice(['deploy', 'gotcha', 'build', 'style', 'api', 'feedback'])}-{self.name}-{self.ledger.ops}"
         front, body = self.rng.choice(self.topics)
         mk = self.mark(f"add {scope.name}/{slug}.md")
-        text = f"---\nname: {slug}\n{front}\n---\n" + "".join(f"{ln}\n" for ln in body) + f"Fact {mk} from {self.name}.\n"
+        text = (
+            f"---\nname: {slug}\n{front}\n---\n"
+            + "".join(f"{ln}\n" for ln in body)
+            + f"Fact {mk} from {self.name}.\n"
+        )
         (scope / f"{slug}.md").write_text(text)
         hook = self.mark(f"index line of {slug}")
         lines = index.read_text().splitlines(keepends=True) if index.exists() else []
@@ -143,6 +173,16 @@ class Machine:
         path.unlink()
         if index.exists():
             index.write_text(index.read_text().replace(f"]({path.name})", f"]({new}.md)"))
+
+    def field(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        path = self.rng.choice(topics)
+        text = path.read_text()
+        m = re.search(r"(?m)^description: (.*)$", text)
+        if m is None:
+            return self.append(scope, index, topics)
+        mk = self.mark(f"description of {path.name}")
+        self.removing(m.group(1))
+        path.write_text(f"{text[: m.start(1)]}{self.name} says {mk}{text[m.end(1) :]}")
 
     def hook(self, scope: Path, index: Path, topics: list[Path]) -> None:
         if not index.exists():
@@ -217,15 +257,28 @@ def fsck(repo: Path, world: World) -> list[str]:
     return fsck_problems(repo, world.env)
 
 
-def one_run(seed: str, machines: int, rounds: int, topics: list[tuple[str, list[str]]], keep: bool) -> Result:
+def part(data: dict[str, bytes], team: bool) -> dict[str, bytes]:
+    return {k: v for k, v in data.items() if k.startswith("team/") == team}
+
+
+def one_run(
+    seed: str,
+    machines: int,
+    people: int,
+    rounds: int,
+    sync_p: float,
+    topics: list[tuple[str, list[str]]],
+    keep: bool,
+) -> Result:
     root = Path(tempfile.mkdtemp(prefix="soak23-"))
     rng = random.Random(seed)
     world = World(root)
     world.make_remote()
-    clones = [world.clone(f"m{i}") for i in range(machines)]
+    persons = [f"p{i % people}" for i in range(machines)]
+    clones = [world.clone(f"m{i}", email=f"{persons[i]}@example.com") for i in range(machines)]
     ledger = Ledger()
     folders = [world.scope_path(c) for c in clones]
-    ms = [Machine(f"m{i}", f, rng, ledger, topics) for i, f in enumerate(folders)]
+    ms = [Machine(f"m{i}", persons[i], f, rng, ledger, topics) for i, f in enumerate(folders)]
     failures: list[str] = []
     syncs = 0
 
@@ -242,34 +295,46 @@ def one_run(seed: str, machines: int, rounds: int, topics: list[tuple[str, list[
         for i in order:
             if rng.random() < 0.8:
                 ms[i].edit()
-            if rng.random() < 0.7:
+            if rng.random() < sync_p:
                 sync(i)
     for _ in range(2):  # the final round: everything reaches the hub, then comes back
         for i in range(machines):
             sync(i)
-    first = folder_bytes(folders[0])
-    for i in range(1, machines):
-        other = folder_bytes(folders[i])
-        if other != first:
-            diff = sorted(k for k in set(first) | set(other) if first.get(k) != other.get(k))
-            failures.append(f"m{i} differs from m0 in {diff[:5]}")
-    for name, data in first.items():
-        if b"<<<<<<<" in data or b">>>>>>>" in data:
-            failures.append(f"conflict markers in {name}")
-    text = "\n".join(data.decode("utf-8", "replace") for data in first.values())
-    present = set(MARK.findall(text))
-    missing = [mk for mk in ledger.added if mk not in ledger.removed and mk not in present]
-    if missing:
-        lost = set(MARK.findall(told_lost(world, clones)))
-        for mk in missing:
-            if mk not in lost:
-                failures.append(f"{mk} ({ledger.added[mk]}) vanished, not in `gitmem lost`")
+    replicas = [folder_bytes(f) for f in folders]
+    present: dict[str, set[str]] = {}
+    for i, data in enumerate(replicas):
+        for team in (True, False):
+            name = "team" if team else persons[i]
+            mine = part(data, team)
+            first = persons.index(name) if name != "team" else 0
+            if i != first:
+                theirs = part(replicas[first], team)
+                diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+                if diff:
+                    failures.append(f"m{i} differs from m{first} in {diff[:5]}")
+            else:
+                present[name] = set(
+                    MARK.findall(b"\n".join(mine.values()).decode("utf-8", "replace"))
+                )
+        for name, blob in data.items():
+            if b"<<<<<<<" in blob or b">>>>>>>" in blob:
+                failures.append(f"conflict markers in m{i}:{name}")
+    missing = [
+        mk
+        for mk in ledger.added
+        if mk not in ledger.removed and mk not in present[ledger.where[mk]]
+    ]
+    told = set(MARK.findall(told_lost(world, clones))) if missing else set()
+    for mk in missing:
+        if mk not in told:
+            failures.append(f"{mk} ({ledger.added[mk]}) vanished, not in `gitmem lost`")
     for repo in [world.remote, *clones]:
         failures += [f"fsck {repo.name}: {p}" for p in fsck(repo, world)]
     if failures and keep:
         print(f"kept {root}", file=sys.stderr)
     else:
         shutil.rmtree(root, ignore_errors=True)
+    ledger.counts["told lost"] = len(set(missing) & told)
     return Result(seed, syncs, ledger.ops, failures, ledger.counts)
 
 
@@ -277,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--machines", type=int, default=4)
+    ap.add_argument("--people", type=int, default=1, help="clones are of this many people")
     ap.add_argument("--rounds", type=int, default=6)
+    ap.add_argument("--sync-p", type=float, default=0.6, help="chance a machine syncs in a round")
     ap.add_argument("--seed", default="1")
     ap.add_argument("--keep", action="store_true", help="keep a failing run's folder")
     ap.add_argument("--go-on", action="store_true", help="run every run even after a failure")
@@ -287,11 +354,12 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     for r in range(args.runs):
         seed = f"{args.seed}-{r}"
-        res = one_run(seed, args.machines, args.rounds, topics, args.keep)
+        res = one_run(seed, args.machines, args.people, args.rounds, args.sync_p, topics, args.keep)
         total_syncs += res.syncs
         total_ops += res.ops
         status = "ok" if not res.failures else f"FAILED ({len(res.failures)})"
-        print(f"run {seed}: {args.machines} machines, {res.syncs} syncs, {res.ops} edits: {status}")
+        told = res.counts.get("told lost", 0)
+        print(f"run {seed}: {res.syncs} syncs, {res.ops} edits, {told} told lost: {status}")
         for f in res.failures[:12]:
             print(f"  {f}")
         if res.failures:

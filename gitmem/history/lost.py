@@ -56,6 +56,7 @@ class LostEdit:
     author_email: str = ""
     winner_email: str = ""
     agent: str = ""  # of a user-scope store: the agent, whose own edits `number` counts
+    lost_path: str = ""  # where the losing side holds it when the kept side renamed it
 
     @property
     def label(self) -> str:
@@ -91,8 +92,9 @@ class LostEdit:
 def lost_edits(project: Project) -> list[LostEdit]:
     """Every lost edit of the memory refs, oldest first, numbered from 1."""
     out = []
-    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(_decisions(project), 1):
-        writer = _writer(project, ref, path, lost, kept, "", "", "", subject)
+    for n, decision in enumerate(_decisions(project), 1):
+        time, merge, ref, path, subject, why, lost, kept, lost_path = decision
+        writer = _writer(project, ref, lost_path, lost, kept, "", "", "", subject)
         winner = _writer(project, ref, path, kept, lost, "", "", "", subject)
         out.append(
             LostEdit(
@@ -110,18 +112,20 @@ def lost_edits(project: Project) -> list[LostEdit]:
                 winner.host,
                 writer.email,
                 winner.email,
+                lost_path=lost_path if lost_path != path else "",
             )
         )
     return out
 
 
-def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str, str]]:
-    """(time, merge, ref, path, subject, why, losing parent, kept parent) of every decision
-    against an edit in the memory refs' merges, in the order `gitmem lost` numbers them."""
+def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str, str, str]]:
+    """(time, merge, ref, path, subject, why, losing parent, kept parent, the path the losing
+    parent holds it at) of every decision against an edit in the memory refs' merges, in the
+    order `gitmem lost` numbers them."""
     from gitmem.history.versions import _resolving_merges
 
     repo = project.repo
-    found: list[tuple[int, str, str, str, str, str, str, str]] = []
+    found: list[tuple[int, str, str, str, str, str, str, str, str]] = []
     for ref in sorted({s.ref for s in project.scopes if s.ref}):
         if not repo.resolve(ref):
             continue
@@ -129,6 +133,7 @@ def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str
             parents = repo.read_commit(row["commit"])[1]
             if len(parents) != 2:
                 continue
+            moved = _carried(row["resolved"])
             for res in filter(None, row["resolved"].split("\x1d")):
                 what, _, outcome = res.rpartition(": ")
                 side, _, why = outcome.partition(" ")
@@ -137,11 +142,43 @@ def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str
                     continue
                 path, _, subject = what.partition(" ")
                 lost, kept = (parents[1], parents[0]) if side == "ours" else parents
+                at = _held_at(project, path, lost, moved)
                 found.append(
-                    (int(row["time"]), row["commit"], ref, path, subject or "file", why, lost, kept)
+                    (
+                        int(row["time"]),
+                        row["commit"],
+                        ref,
+                        path,
+                        subject or "file",
+                        why,
+                        lost,
+                        kept,
+                        at,
+                    )
                 )
     found.sort(key=lambda f: (f[0], f[1], f[3], f[4]))
     return found
+
+
+_CARRIED = re.compile(r"(.+) renamed to (.+): edits carried")
+
+
+def _carried(resolved: str) -> dict[str, str]:
+    """{new path: old path} of the topic files a merge's one side renamed while the other
+    edited them (`merge.tree._carry_renames`): the editing side holds it at the old path."""
+    return {m[2]: m[1] for res in resolved.split("\x1d") if (m := _CARRIED.fullmatch(res))}
+
+
+def _held_at(project: Project, path: str, side: str, moved: Mapping[str, str]) -> str:
+    """Where `side` holds the file the merge wrote at `path`: its old name when the other side
+    renamed it (round 23 soak: read at the new name, the lost edit was an empty diff and
+    `restore --lost` emptied the file). Read only when the merge carried a rename."""
+    old = moved.get(path)
+    if old is None:
+        return path
+    from gitmem.history.versions import _plain_file, locate
+
+    return path if _plain_file(project, locate(project, path), side) else old
 
 
 def is_user_store(project: Project) -> bool:
@@ -299,7 +336,7 @@ def _lost_change(
     project: Project, edit: LostEdit
 ) -> tuple[list[str], list[str], list[tuple[int, int, int, int]]]:
     merged = _text(project, edit.path, edit.merge).splitlines(True)
-    lost = _text(project, edit.path, edit.lost_side).splitlines(True)
+    lost = _text(project, edit.lost_path or edit.path, edit.lost_side).splitlines(True)
     return merged, lost, _selected(edit.subject, merged, lost)
 
 
@@ -621,6 +658,7 @@ def losses_to_tell(
         if len(parents) != 2:
             continue
         new_here: set[tuple[str, str]] = set()
+        moved = _carried(row["resolved"])
         for res in filter(None, row["resolved"].split("\x1d")):
             what, _, outcome = res.rpartition(": ")
             side, _, why = outcome.partition(" ")
@@ -634,7 +672,8 @@ def losses_to_tell(
             here = mine is not None
             if side == mine:
                 continue  # the other side's edit lost: it never was here; its writer is told
-            writer = _writer(project, ref, path, lost, kept, me, host, my_email, subject)
+            at = _held_at(project, path, lost, moved)
+            writer = _writer(project, ref, at, lost, kept, me, host, my_email, subject)
             key = (path, writer.commit)
             if key in told or (key in seen and key not in new_here):
                 continue  # told before, or by an earlier merge of this run
