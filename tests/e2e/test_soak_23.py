@@ -1,0 +1,56 @@
+"""Found by the round 23 soak (benchmarks/soak23.py): one machine renames a topic file while
+another edits the same words of it, and the renamer's edit wins. The losing edit was told, but
+`gitmem lost N` read it at the new name, where its side never held the file: an empty diff,
+and `gitmem restore --lost N` wrote the file emptied of the lines. Both read it at the old name
+the merge recorded (`X renamed to Y: edits carried`)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from tests.support.world import World, folder_bytes
+
+TOPIC = (
+    "---\nname: deploy\ndescription: how we deploy to staging\ntype: project\n---\n"
+    "We deploy from main.\nEvery release goes to staging first.\nRollback is one command.\n"
+)
+
+
+def test_a_lost_edit_of_a_file_the_winner_renamed_shows_and_restores(world: World) -> None:
+    ana, bo = world.clone("ana"), world.clone("bo")
+    for name, clone in (("Ana", ana), ("Bo", bo)):
+        world.git("config", "user.name", name, cwd=clone)
+    fa, fb = world.scope_path(ana) / "team", world.scope_path(bo) / "team"
+    fb.mkdir(parents=True)
+    (fb / "deploy.md").write_text(TOPIC)
+    (fb / "MEMORY.md").write_text("- [Deploy](deploy.md) — how we deploy\n")
+    world.ok("-C", str(bo), "sync")
+    world.ok("-C", str(ana), "sync")
+    # Bo: one word of a line and the description, synced first (older)
+    (fb / "deploy.md").write_text(
+        TOPIC.replace("goes to staging", "goes to canary").replace("to staging\n", "to canary\n")
+    )
+    world.ok("-C", str(bo), "sync")
+    time.sleep(1.1)  # Ana's edit is newer by the clock: hers wins
+    renamed = TOPIC.replace("name: deploy", "name: release")
+    (fa / "release.md").write_text(
+        renamed.replace("goes to staging", "goes to prod").replace("to staging\n", "to prod\n")
+    )
+    (fa / "deploy.md").unlink()
+    (fa / "MEMORY.md").write_text("- [Release](release.md) — how we deploy\n")
+    world.ok("-C", str(ana), "sync")
+    said = world.ok("-C", str(bo), "sync")
+    world.ok("-C", str(ana), "sync")
+    assert folder_bytes(fa) == folder_bytes(fb)
+    kept = (fb / "release.md").read_text()
+    assert "goes to prod" in kept and not (fb / "deploy.md").exists()
+    told = re.findall(r"gitmem lost (\d+) shows it", said)
+    assert len(told) == 2, said  # the line and the description
+    shown = "".join(world.ok("-C", str(bo), "lost", n) for n in told)
+    assert "+Every release goes to canary first." in shown, shown
+    assert "+description: how we deploy to canary" in shown, shown
+    line = next(n for n in told if "canary first" in world.ok("-C", str(bo), "lost", n))
+    world.ok("-C", str(bo), "restore", "--lost", line)
+    back = (fb / "release.md").read_text()
+    assert back == kept.replace("goes to prod", "goes to canary"), back
