@@ -28,6 +28,7 @@ from tests.support.world import World, folder_bytes
 
 CORPUS = Path("/work/shared/corpus/real")
 MARK = re.compile(r"Mk\d+")
+OPS = ("add", "append", "word", "delete", "rename", "hook", "section", "reorder", "field", "common")
 ENTRY = re.compile(r"^- \[[^\]]*\]\(([^)]+\.md)\)")
 
 
@@ -90,18 +91,8 @@ class Machine:
             scope.mkdir(parents=True, exist_ok=True)
             index = scope / "MEMORY.md"
             topics = self.topics_in(scope)
-            ops = [
-                "add",
-                "append",
-                "word",
-                "delete",
-                "rename",
-                "hook",
-                "section",
-                "reorder",
-                "field",
-            ]
-            weights = [4, 4, 3, 1, 1, 3, 1, 2, 2] if topics else [1, 0, 0, 0, 0, 0, 0, 0, 0]
+            ops = OPS
+            weights = [4, 4, 3, 1, 1, 3, 1, 2, 2, 2] if topics else [1, 0, 0, 0, 0, 0, 0, 0, 0, 2]
             if len(topics) >= 3:  # the same few files, edited from every machine
                 weights[0] = 1
             op = self.rng.choices(ops, weights)[0]
@@ -124,6 +115,19 @@ class Machine:
         at = self.rng.randint(0, len(lines))
         lines.insert(at, f"- [{slug.title()}]({slug}.md) — hook {hook}\n")
         index.write_text("".join(lines))
+
+    def common(self, scope: Path, index: Path, topics: list[Path]) -> None:
+        """A file every machine may start under one name (`gotchas.md`): two of them do."""
+        slug = self.rng.choice(["gotchas", "feedback_testing", "project_overview"])
+        if (scope / f"{slug}.md").exists():
+            return self.append(scope, index, [scope / f"{slug}.md"])
+        front, body = self.rng.choice(self.topics)
+        mk = self.mark(f"common {scope.name}/{slug}.md")
+        text = f"---\nname: {slug}\n{front}\n---\n" + "".join(f"{ln}\n" for ln in body)
+        (scope / f"{slug}.md").write_text(text + f"Fact {mk} from {self.name}.\n")
+        hook = self.mark(f"index line of {slug}")
+        with index.open("a") as fh:
+            fh.write(f"- [{slug}]({slug}.md) — {self.name} hook {hook}\n")
 
     def append(self, scope: Path, index: Path, topics: list[Path]) -> None:
         path = self.rng.choice(topics)
@@ -257,6 +261,28 @@ def fsck(repo: Path, world: World) -> list[str]:
     return fsck_problems(repo, world.env)
 
 
+def index_problems(data: dict[str, bytes]) -> list[str]:
+    """An index line whose topic file is gone, or two lines for one file: what a careful
+    human would not keep (the merge keeps a line and its file together)."""
+    out = []
+    for name, blob in sorted(data.items()):
+        if not name.endswith("MEMORY.md"):
+            continue
+        folder = name.rpartition("/")[0]
+        links = [
+            m.group(1)
+            for ln in blob.decode("utf-8", "replace").splitlines()
+            if (m := ENTRY.match(ln))
+        ]
+        for link in sorted(set(links)):
+            path = f"{folder}/{link}" if folder else link
+            if path not in data:
+                out.append(f"{name} links {link}, which is gone")
+            if links.count(link) > 1:
+                out.append(f"{name} lists {link} {links.count(link)} times")
+    return out
+
+
 def part(data: dict[str, bytes], team: bool) -> dict[str, bytes]:
     return {k: v for k, v in data.items() if k.startswith("team/") == team}
 
@@ -319,6 +345,8 @@ def one_run(
         for name, blob in data.items():
             if b"<<<<<<<" in blob or b">>>>>>>" in blob:
                 failures.append(f"conflict markers in m{i}:{name}")
+        if i == 0:
+            failures += index_problems(data)
     missing = [
         mk
         for mk in ledger.added
