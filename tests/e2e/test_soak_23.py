@@ -6,6 +6,7 @@ the merge recorded (`X renamed to Y: edits carried`)."""
 
 from __future__ import annotations
 
+import json
 import re
 import time
 
@@ -54,3 +55,34 @@ def test_a_lost_edit_of_a_file_the_winner_renamed_shows_and_restores(world: Worl
     world.ok("-C", str(bo), "restore", "--lost", line)
     back = (fb / "release.md").read_text()
     assert back == kept.replace("goes to prod", "goes to canary"), back
+
+
+def test_a_first_sync_that_beats_a_teammates_same_name_file_tells_the_loss(world: World) -> None:
+    """Found by the soak: two machines start `gotchas.md` and its index line apart; the
+    second's first sync merges its disk into the ref and its hook wins the line. The first
+    machine's hook was gone with no `gitmem lost` entry (a plain commit records no decision)."""
+    ana, bo = world.clone("ana"), world.clone("bo")
+    fa, fb = world.scope_path(ana) / "team", world.scope_path(bo) / "team"
+    for folder, who in ((fa, "ana"), (fb, "bo")):
+        folder.mkdir(parents=True)
+        (folder / "gotchas.md").write_text(f"---\nname: gotchas\n---\n- {who} found a trap.\n")
+        (folder / "MEMORY.md").write_text(f"- [gotchas](gotchas.md) — {who} hook words\n")
+    world.ok("-C", str(ana), "sync")
+    time.sleep(1.1)
+    world.ok("-C", str(bo), "sync")
+    world.ok("-C", str(ana), "sync")
+    world.ok("-C", str(bo), "sync")
+    assert folder_bytes(fa) == folder_bytes(fb)
+    index = (fa / "MEMORY.md").read_text()
+    assert index.count("](gotchas.md)") == 1, index
+    topic = (fa / "gotchas.md").read_text()
+    assert "ana found a trap" in topic and "bo found a trap" in topic, topic
+    for who in ("ana", "bo"):
+        if f"{who} hook words" in index:
+            continue
+        shown = "".join(
+            world.ok("-C", str(clone), "lost", str(n))
+            for clone in (ana, bo)
+            for n in range(1, 1 + len(json.loads(world.ok("-C", str(clone), "lost", "--json"))))
+        )
+        assert f"{who} hook words" in shown, f"{who}'s hook gone, untold: {index}"
