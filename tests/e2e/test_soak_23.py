@@ -86,3 +86,41 @@ def test_a_first_sync_that_beats_a_teammates_same_name_file_tells_the_loss(world
             for n in range(1, 1 + len(json.loads(world.ok("-C", str(clone), "lost", "--json"))))
         )
         assert f"{who} hook words" in shown, f"{who}'s hook gone, untold: {index}"
+
+
+def test_a_lost_hook_of_an_entry_the_winner_renamed_and_moved_is_that_line(world: World) -> None:
+    """Found by the soak: Ana renames `gotchas.md` (its link follows), changes its hook and
+    moves the line under a new section; Bo changed the same hook earlier. Ana's wins; Bo's
+    lost edit showed the moved lines removed (its line names the old file, at the old place),
+    and restoring it would have removed them. Now it is Bo's line, put where the entry is."""
+    ana, bo = world.clone("ana"), world.clone("bo")
+    fa, fb = world.scope_path(ana) / "team", world.scope_path(bo) / "team"
+    fb.mkdir(parents=True)
+    (fb / "gotchas.md").write_text("---\nname: gotchas\n---\nMind the trap.\n")
+    (fb / "b.md").write_text("---\nname: b\n---\nB.\n")
+    (fb / "MEMORY.md").write_text("- [gotchas](gotchas.md) — read first\n- [B](b.md) — b hook\n")
+    world.ok("-C", str(bo), "sync")
+    world.ok("-C", str(ana), "sync")
+    (fb / "MEMORY.md").write_text("- [gotchas](gotchas.md) — see this trap\n- [B](b.md) — b hook\n")
+    world.ok("-C", str(bo), "sync")
+    time.sleep(1.1)  # Ana's edit is newer: hers wins
+    (fa / "gotchas.md").rename(fa / "gotchas-ana.md")
+    (fa / "MEMORY.md").write_text(
+        "- [B](b.md) — b hook\n\n## Traps\n- [gotchas](gotchas-ana.md) — read twice\n"
+    )
+    world.ok("-C", str(ana), "sync")
+    said = world.ok("-C", str(bo), "sync")
+    world.ok("-C", str(ana), "sync")
+    assert folder_bytes(fa) == folder_bytes(fb)
+    kept = (fb / "MEMORY.md").read_text()
+    assert "- [gotchas](gotchas-ana.md) — read twice\n" in kept, kept
+    told = re.findall(r"gitmem lost (\d+) shows it", said)
+    assert len(told) == 1, said
+    shown = world.ok("-C", str(bo), "lost", told[0])
+    assert "+- [gotchas](gotchas-ana.md) — see this trap" in shown, shown
+    assert [ln for ln in shown.splitlines() if ln[:1] in "-+" and ln[:3] not in ("---", "+++")] == [
+        "-- [gotchas](gotchas-ana.md) — read twice",
+        "+- [gotchas](gotchas-ana.md) — see this trap",
+    ], shown
+    world.ok("-C", str(bo), "restore", "--lost", told[0])
+    assert (fb / "MEMORY.md").read_text() == kept.replace("read twice", "see this trap")
