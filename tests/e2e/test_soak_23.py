@@ -1,4 +1,4 @@
-"""Found by the round 23 soak (benchmarks/soak23.py): one machine renames a topic file while
+"""Found by the round 23 soak (tests/reliability/soak23.py): one machine renames a topic file while
 another edits the same words of it, and the renamer's edit wins. The losing edit was told, but
 `gitmem lost N` read it at the new name, where its side never held the file: an empty diff,
 and `gitmem restore --lost N` wrote the file emptied of the lines. Both read it at the old name

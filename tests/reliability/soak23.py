@@ -2,7 +2,7 @@
 each doing random everyday memory work between `gitmem sync`s run in random orders; then a final
 round of syncs and the checks of docs/reliability.md "Round 23: soak".
 
-    python -m benchmarks.soak23 --runs 10 --machines 4 --rounds 6 --seed 1
+    python -m tests.reliability.soak23 --runs 10 --machines 4 --rounds 6 --seed 1
 
 Every edit writes words that carry a unique marker (`Mk<n>`); an edit that removes text records
 the markers the machine saw it remove. After the last sync every marker no machine removed must be
