@@ -56,6 +56,8 @@ class LostEdit:
     author_email: str = ""
     winner_email: str = ""
     agent: str = ""  # of a user-scope store: the agent, whose own edits `number` counts
+    lost_path: str = ""  # where the losing side holds it when the kept side renamed it
+    was: str = ""  # of an entry decision: the name the losing side's line links (renamed since)
 
     @property
     def label(self) -> str:
@@ -91,8 +93,9 @@ class LostEdit:
 def lost_edits(project: Project) -> list[LostEdit]:
     """Every lost edit of the memory refs, oldest first, numbered from 1."""
     out = []
-    for n, (time, merge, ref, path, subject, why, lost, kept) in enumerate(_decisions(project), 1):
-        writer = _writer(project, ref, path, lost, kept, "", "", "", subject)
+    for n, decision in enumerate(_decisions(project), 1):
+        time, merge, ref, path, subject, why, lost, kept, lost_path, was = decision
+        writer = _writer(project, ref, lost_path, lost, kept, "", "", "", subject)
         winner = _writer(project, ref, path, kept, lost, "", "", "", subject)
         out.append(
             LostEdit(
@@ -110,18 +113,23 @@ def lost_edits(project: Project) -> list[LostEdit]:
                 winner.host,
                 writer.email,
                 winner.email,
+                lost_path=lost_path if lost_path != path else "",
+                was=was,
             )
         )
     return out
 
 
-def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str, str]]:
-    """(time, merge, ref, path, subject, why, losing parent, kept parent) of every decision
-    against an edit in the memory refs' merges, in the order `gitmem lost` numbers them."""
+def _decisions(
+    project: Project,
+) -> list[tuple[int, str, str, str, str, str, str, str, str, str]]:
+    """(time, merge, ref, path, subject, why, losing parent, kept parent, the path the losing
+    parent holds it at, the old name of an entry's renamed file) of every decision against an edit in the memory refs' merges, in the
+    order `gitmem lost` numbers them."""
     from gitmem.history.versions import _resolving_merges
 
     repo = project.repo
-    found: list[tuple[int, str, str, str, str, str, str, str]] = []
+    found: list[tuple[int, str, str, str, str, str, str, str, str, str]] = []
     for ref in sorted({s.ref for s in project.scopes if s.ref}):
         if not repo.resolve(ref):
             continue
@@ -129,6 +137,8 @@ def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str
             parents = repo.read_commit(row["commit"])[1]
             if len(parents) != 2:
                 continue
+            moved = _carried(row["resolved"])
+            renamed = _renamed(row["resolved"])
             for res in filter(None, row["resolved"].split("\x1d")):
                 what, _, outcome = res.rpartition(": ")
                 side, _, why = outcome.partition(" ")
@@ -137,11 +147,65 @@ def _decisions(project: Project) -> list[tuple[int, str, str, str, str, str, str
                     continue
                 path, _, subject = what.partition(" ")
                 lost, kept = (parents[1], parents[0]) if side == "ours" else parents
+                at = _held_at(project, path, lost, moved)
+                was = (
+                    renamed.get(subject.partition(" ")[2], "")
+                    if subject.startswith("entry ")
+                    else ""
+                )
                 found.append(
-                    (int(row["time"]), row["commit"], ref, path, subject or "file", why, lost, kept)
+                    (
+                        int(row["time"]),
+                        row["commit"],
+                        ref,
+                        path,
+                        subject or "file",
+                        why,
+                        lost,
+                        kept,
+                        at,
+                        was,
+                    )
                 )
     found.sort(key=lambda f: (f[0], f[1], f[3], f[4]))
     return found
+
+
+_CARRIED = re.compile(r"(.+) renamed to (.+): edits carried")
+
+
+def _carried(resolved: str) -> dict[str, str]:
+    """{new path: old path} of the topic files a merge's one side renamed while the other
+    edited them (`merge.tree._carry_renames`): the editing side holds it at the old path."""
+    return {m[2]: m[1] for res in resolved.split("\x1d") if (m := _CARRIED.fullmatch(res))}
+
+
+_FOLLOWED = re.compile(r".+: links follow the rename (.+)")
+
+
+def _renamed(resolved: str) -> dict[str, str]:
+    """{new name: old name} of the topic files a merge renamed (`merge.tree`'s
+    `links follow the rename A → B`): the losing side's index line may link the old name."""
+    out: dict[str, str] = {}
+    for res in resolved.split("\x1d"):
+        if m := _FOLLOWED.fullmatch(res):
+            for pair in m[1].split(", "):
+                old, sep, new = pair.partition(" → ")
+                if sep:
+                    out[new] = old
+    return out
+
+
+def _held_at(project: Project, path: str, side: str, moved: Mapping[str, str]) -> str:
+    """Where `side` holds the file the merge wrote at `path`: its old name when the other side
+    renamed it (round 23 soak: read at the new name, the lost edit was an empty diff and
+    `restore --lost` emptied the file). Read only when the merge carried a rename."""
+    old = moved.get(path)
+    if old is None:
+        return path
+    from gitmem.history.versions import _plain_file, locate
+
+    return path if _plain_file(project, locate(project, path), side) else old
 
 
 def is_user_store(project: Project) -> bool:
@@ -299,7 +363,14 @@ def _lost_change(
     project: Project, edit: LostEdit
 ) -> tuple[list[str], list[str], list[tuple[int, int, int, int]]]:
     merged = _text(project, edit.path, edit.merge).splitlines(True)
-    lost = _text(project, edit.path, edit.lost_side).splitlines(True)
+    lost = _text(project, edit.lost_path or edit.path, edit.lost_side).splitlines(True)
+    if edit.was:  # its line, renamed and maybe moved since: the line itself, where it is now
+        name = edit.subject.partition(" ")[2]
+        lost = [ln.replace(f"]({edit.was})", f"]({name})") for ln in lost]
+        mine = [i for i, ln in enumerate(merged) if f"]({name})" in ln]
+        theirs = [j for j, ln in enumerate(lost) if f"]({name})" in ln]
+        if len(mine) == 1 and len(theirs) == 1:
+            return merged, lost, [(mine[0], mine[0] + 1, theirs[0], theirs[0] + 1)]
     return merged, lost, _selected(edit.subject, merged, lost)
 
 
@@ -626,6 +697,7 @@ def losses_to_tell(
         if len(parents) != 2:
             continue
         new_here: set[tuple[str, str]] = set()
+        moved = _carried(row["resolved"])
         for res in filter(None, row["resolved"].split("\x1d")):
             what, _, outcome = res.rpartition(": ")
             side, _, why = outcome.partition(" ")
@@ -639,7 +711,8 @@ def losses_to_tell(
             here = mine is not None
             if side == mine:
                 continue  # the other side's edit lost: it never was here; its writer is told
-            writer = _writer(project, ref, path, lost, kept, me, host, my_email, subject)
+            at = _held_at(project, path, lost, moved)
+            writer = _writer(project, ref, at, lost, kept, me, host, my_email, subject)
             key = (path, writer.commit)
             if key in told or (key in seen and key not in new_here):
                 continue  # told before, or by an earlier merge of this run

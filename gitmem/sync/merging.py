@@ -155,6 +155,7 @@ def commit_merge(
         run.result.report(ref).resolutions.extend(f"{s.prefix}/{r}" for r in merged.resolutions)
         trailers += [f"{s.prefix}/{swapped(r)}" for r in merged.resolutions]  # disk: 2nd
         beaten.update(disk_beaten(merged.resolutions, s.prefix, snap.files))
+        beaten.update(disk_beaten(merged.resolutions, s.prefix, snap.files, won=True))
         for rel in sorted(set(expected) | set(snap.files)):
             before, after = expected.get(rel), snap.files.get(rel)
             if before != after:
@@ -327,13 +328,19 @@ def swapped(resolution: str) -> str:
     return f"{what}{sep}{other}{space}{why}" if sep else resolution
 
 
-def disk_beaten(resolutions: Sequence[str], prefix: str, disk: Mapping[str, str]) -> dict[str, str]:
+def disk_beaten(
+    resolutions: Sequence[str], prefix: str, disk: Mapping[str, str], won: bool = False
+) -> dict[str, str]:
     """{ref path: the disk's blob} of each file whose edit on disk (`ours` of a merge of the
-    disk into the ref's version, `resolutions` naming paths inside the folder) lost."""
+    disk into the ref's version, `resolutions` naming paths inside the folder) lost; `won`:
+    that beat the ref's edit (round 23 soak: a first sync's file of the same name beat a
+    teammate's hook in a plain commit, the loss recorded nowhere). Either way the disk's
+    version goes in a commit of its own, the merge's 2nd parent, and the decision is said."""
     out: dict[str, str] = {}
     for res in resolutions:
         rel, why = res.partition(" ")[0], res.rpartition(" (")[2].rstrip(")")
-        lost = res.rpartition(": ")[2].startswith("theirs ") and why in LOSING_REASONS
+        side = "ours " if won else "theirs "
+        lost = res.rpartition(": ")[2].startswith(side) and why in LOSING_REASONS
         if lost and rel in disk:
             out[f"{prefix}/{rel}"] = disk[rel]
     return out
