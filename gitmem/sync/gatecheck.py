@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 from gitmem.core.limits import MAX_PARENTS
 from gitmem.core.sanitize import command_word
-from gitmem.errors import ConcurrentUpdate, TamperedRef, UntrustedTreeError
+from gitmem.errors import ConcurrentUpdate, GitError, TamperedRef, UntrustedTreeError
 from gitmem.gitstore.objects import as_tree_input, blobs
 from gitmem.policy.checkedtrees import (
     WIDE,
@@ -238,7 +238,10 @@ class TipChecks:
             if oid in seen:
                 continue
             seen.add(oid)
-            parents = self.repo.read_commit(oid)[1]
+            try:
+                parents = self.repo.read_commit(oid)[1]
+            except GitError:  # a tag, tree or blob: check_tree refuses it for what it is
+                continue
             if len(parents) > MAX_PARENTS:
                 wide = oid
             todo.extend(parents)
